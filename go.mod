@@ -1,0 +1,9 @@
+module github.com/levee-go/levee
+
+go 1.26
+
+require (
+	github.com/stretchr/testify v1.12.1 // indirect
+	go.uber.org/goleak v1.3.0 // indirect
+	pgregory.net/rapid v1.3.0 // indirect
+)

@@ -1,0 +1,83 @@
+// Package errmatch classifies errors against the lists of a pattern's config
+// (RecordErrors, IgnoreErrors, RetryErrors): each entry is either a sentinel value, matched as
+// errors.Is, or a type marker made by Type, matched as errors.As.
+package errmatch
+
+import (
+	"errors"
+	"fmt"
+	"reflect"
+)
+
+// TypeMarker is the error value Type returns: an entry of an error list that matches every
+// error whose chain holds an error of the marked type.
+type TypeMarker struct {
+	t     reflect.Type
+	match func(error) bool
+}
+
+func (m *TypeMarker) Error() string { return fmt.Sprintf("levee: any error of type %v", m.t) }
+
+// Type returns a marker that matches any error whose chain holds an E, as errors.As.
+func Type[E error]() error {
+	return &TypeMarker{
+		t: reflect.TypeFor[E](),
+		match: func(err error) bool {
+			var target E
+			return errors.As(err, &target)
+		},
+	}
+}
+
+// TypeOf returns the type a marker matches and whether err is a marker.
+func TypeOf(err error) (reflect.Type, bool) {
+	m, ok := err.(*TypeMarker)
+	if !ok {
+		return nil, false
+	}
+	return m.t, true
+}
+
+// List is a compiled error list. The zero value matches nothing and reports Empty.
+type List struct {
+	sentinels []error
+	types     []*TypeMarker
+}
+
+// Compile checks and compiles entries. A nil entry is refused with an error naming field and
+// its index, since it could never match anything.
+func Compile(field string, entries []error) (List, error) {
+	var l List
+	for i, e := range entries {
+		switch m := e.(type) {
+		case nil:
+			return List{}, fmt.Errorf("%s[%d] is nil; want a sentinel error or levee.ErrorType[E]()", field, i)
+		case *TypeMarker:
+			l.types = append(l.types, m)
+		default:
+			l.sentinels = append(l.sentinels, e)
+		}
+	}
+	return l, nil
+}
+
+// Empty reports whether the list has no entry.
+func (l List) Empty() bool { return len(l.sentinels) == 0 && len(l.types) == 0 }
+
+// Match reports whether err matches an entry: errors.Is for sentinels, errors.As for types.
+func (l List) Match(err error) bool {
+	if err == nil {
+		return false
+	}
+	for _, s := range l.sentinels {
+		if errors.Is(err, s) {
+			return true
+		}
+	}
+	for _, t := range l.types {
+		if t.match(err) {
+			return true
+		}
+	}
+	return false
+}

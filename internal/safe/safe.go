@@ -1,0 +1,70 @@
+// Package safe runs user code so that a panic becomes an error value and a nil function is
+// refused, never crashing the caller.
+package safe
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime/debug"
+)
+
+// ErrNilCall is returned when a nil function is given where a call is expected.
+var ErrNilCall = errors.New("levee: nil call")
+
+// PanicError is the error a panic in user code becomes. Value is what was passed to panic and
+// Stack the goroutine's stack at the point of the panic. When Value is itself an error,
+// Unwrap returns it, so errors.Is and errors.As see through the panic.
+type PanicError struct {
+	Value any
+	Stack []byte
+}
+
+// NewPanicError builds the error for a recovered value, capturing the current stack.
+func NewPanicError(v any) *PanicError {
+	return &PanicError{Value: v, Stack: debug.Stack()}
+}
+
+func (e *PanicError) Error() string { return fmt.Sprintf("levee: panic: %v", e.Value) }
+
+// Unwrap returns the panic value when it is an error, else nil.
+func (e *PanicError) Unwrap() error {
+	if err, ok := e.Value.(error); ok {
+		return err
+	}
+	return nil
+}
+
+// Call runs call(ctx) and turns a panic into a *PanicError and a nil call into ErrNilCall.
+// It does not retain call, so a closure passed to it can stay on the caller's stack.
+func Call[T any](ctx context.Context, call func(context.Context) (T, error)) (v T, err error) {
+	if call == nil {
+		return v, ErrNilCall
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			var zero T
+			v, err = zero, NewPanicError(r)
+		}
+	}()
+	return call(ctx)
+}
+
+// Ctx returns ctx, or context.Background() when ctx is nil: levee treats a nil context as
+// Background rather than crashing.
+func Ctx(ctx context.Context) context.Context {
+	if ctx == nil {
+		return context.Background()
+	}
+	return ctx
+}
+
+// CallerCancelled reports whether err is the caller's own cancellation: ctx is done and err
+// matches ctx.Err(). Patterns release, rather than record, such calls.
+func CallerCancelled(ctx context.Context, err error) bool {
+	if err == nil {
+		return false
+	}
+	cerr := ctx.Err()
+	return cerr != nil && errors.Is(err, cerr)
+}
