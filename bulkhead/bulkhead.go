@@ -1,0 +1,138 @@
+package bulkhead
+
+import (
+	"fmt"
+	"math"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/levee-go/levee/internal/event"
+)
+
+// Default values, as Resilience4j's BulkheadConfig.
+const (
+	// DefaultMaxConcurrentCalls is the number of permits when Config.MaxConcurrentCalls is 0.
+	DefaultMaxConcurrentCalls = 25
+	// DefaultMaxWaitDuration is how long a caller waits for a permit by default: not at all.
+	DefaultMaxWaitDuration time.Duration = 0
+)
+
+// MaxConcurrentCallsLimit is the largest value MaxConcurrentCalls may take. The limit comes
+// from the 32-bit halves of the word that holds the maximum and the calls in flight.
+const MaxConcurrentCallsLimit = math.MaxInt32
+
+// Config configures a Bulkhead. The zero value of each field means Resilience4j's default.
+type Config struct {
+	// MaxConcurrentCalls is the number of calls that may run at the same time, in
+	// [1, MaxConcurrentCallsLimit]. 0 means the default, 25. As Resilience4j's
+	// maxConcurrentCalls, except that levee refuses an explicit limit of 0.
+	MaxConcurrentCalls int
+
+	// MaxWaitDuration is how long a caller waits for a permit when all are taken, never less
+	// than 0. 0, the default, refuses such a caller at once. As Resilience4j's maxWaitDuration,
+	// at nanosecond instead of millisecond resolution. The caller's context can end the wait
+	// sooner.
+	MaxWaitDuration time.Duration
+
+	// DisableFairCallHandling lets a newcomer take a permit that has just been released even
+	// though callers are queued for one (they are still served among themselves in arrival
+	// order). By default, as Resilience4j's fairCallHandlingStrategyEnabled = true, waiters are
+	// served first come, first served and a newcomer never barges ahead of a queued waiter.
+	DisableFairCallHandling bool
+}
+
+// DefaultConfig returns the configuration with every default filled in: 25 concurrent calls,
+// no waiting, fair call handling.
+func DefaultConfig() Config {
+	return Config{MaxConcurrentCalls: DefaultMaxConcurrentCalls, MaxWaitDuration: DefaultMaxWaitDuration}
+}
+
+// withDefaults fills the zero-valued fields with their defaults.
+func (c Config) withDefaults() Config {
+	if c.MaxConcurrentCalls == 0 {
+		c.MaxConcurrentCalls = DefaultMaxConcurrentCalls
+	}
+	return c
+}
+
+func validateMaxConcurrentCalls(n int) error {
+	if n < 1 || n > MaxConcurrentCallsLimit {
+		return fmt.Errorf("bulkhead: MaxConcurrentCalls must be in [1, %d], got %d", MaxConcurrentCallsLimit, n)
+	}
+	return nil
+}
+
+func (c Config) validate() error {
+	if err := validateMaxConcurrentCalls(c.MaxConcurrentCalls); err != nil {
+		return err
+	}
+	if c.MaxWaitDuration < 0 {
+		return fmt.Errorf("bulkhead: MaxWaitDuration must be >= 0, got %v", c.MaxWaitDuration)
+	}
+	return nil
+}
+
+// Bulkhead is a semaphore that bounds the number of concurrent calls to one dependency, as
+// Resilience4j's SemaphoreBulkhead. It is safe for concurrent use and is shared by calls of any
+// result type. Create it with New; the zero value is not usable.
+type Bulkhead struct {
+	name    string
+	maxWait time.Duration
+	fair    bool
+
+	// state packs the maximum (high 32 bits) and the calls in flight (low 32 bits) into one
+	// word, so that "in flight < max" is checked and a permit taken by one compare-and-swap
+	// even while ChangeMaxConcurrentCalls runs.
+	state atomic.Uint64
+
+	// waiting counts the callers that have announced they wait (under mu) and not yet left.
+	// The lock-free paths read it: a releaser hands its permit to the queue only when it is
+	// non-zero, and in fair mode a newcomer takes the lock-free path only when it is zero.
+	// Releasers decrement state before they read waiting, and waiters increment waiting before
+	// they look at state, so one of the two always sees the other (sequentially consistent
+	// atomics): no permit is left free while somebody waits.
+	waiting atomic.Int64
+
+	mu    sync.Mutex // guards queue; never held across a user's call or an event consumer
+	queue waitQueue
+
+	fullErr *BulkheadFullError // returned for every rejection: rejecting allocates nothing
+	events  event.Publisher[Event]
+}
+
+// New returns a bulkhead named name (the name appears in errors, events and metrics) with the
+// configuration cfg, its zero fields replaced by the defaults. It returns an error naming the
+// field and its allowed range when a field is out of range.
+func New(name string, cfg Config) (*Bulkhead, error) {
+	cfg = cfg.withDefaults()
+	if err := cfg.validate(); err != nil {
+		return nil, err
+	}
+	b := &Bulkhead{
+		name:    name,
+		maxWait: cfg.MaxWaitDuration,
+		fair:    !cfg.DisableFairCallHandling,
+		fullErr: &BulkheadFullError{Name: name},
+	}
+	b.state.Store(pack(uint64(cfg.MaxConcurrentCalls), 0))
+	return b, nil
+}
+
+// Name returns the name given to New.
+func (b *Bulkhead) Name() string { return b.name }
+
+// Config returns the configuration in force, defaults filled in; MaxConcurrentCalls reflects
+// the last ChangeMaxConcurrentCalls.
+func (b *Bulkhead) Config() Config {
+	max, _ := unpack(b.state.Load())
+	return Config{
+		MaxConcurrentCalls:      int(max),
+		MaxWaitDuration:         b.maxWait,
+		DisableFairCallHandling: !b.fair,
+	}
+}
+
+func pack(max, inFlight uint64) uint64 { return max<<32 | inFlight }
+
+func unpack(s uint64) (max, inFlight uint64) { return s >> 32, s & math.MaxUint32 }
