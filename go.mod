@@ -5,5 +5,6 @@ go 1.26
 require (
 	github.com/stretchr/testify v1.12.1 // indirect
 	go.uber.org/goleak v1.3.0 // indirect
+	go.yaml.in/yaml/v3 v3.0.5 // indirect
 	pgregory.net/rapid v1.3.0 // indirect
 )
