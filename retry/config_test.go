@@ -1,0 +1,151 @@
+package retry_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/levee-go/levee/internal/errmatch"
+	"github.com/levee-go/levee/retry"
+)
+
+func TestDefaultConfig(t *testing.T) {
+	cfg := retry.DefaultConfig()
+	assert.Equal(t, 3, cfg.MaxAttempts)
+	assert.Equal(t, 500*time.Millisecond, cfg.WaitDuration)
+	assert.Nil(t, cfg.IntervalFunction)
+	assert.Nil(t, cfg.IntervalBiFunction)
+	assert.Empty(t, cfg.RetryErrors)
+	assert.Empty(t, cfg.IgnoreErrors)
+	assert.False(t, cfg.FailAfterMaxAttempts)
+}
+
+func TestZeroConfigMeansDefaults(t *testing.T) {
+	r := newRetry(t, retry.Config{})
+	got := r.Config()
+	assert.Equal(t, 3, got.MaxAttempts)
+	assert.Equal(t, 500*time.Millisecond, got.WaitDuration)
+	assert.Equal(t, "test", r.Name())
+}
+
+func TestZeroConfigWaitsDefaultInterval(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		r := newRetry(t, retry.Config{})
+		var at []time.Duration
+		start := time.Now()
+		_, err := retry.Execute(context.Background(), r, func(context.Context) (int, error) {
+			at = append(at, time.Since(start))
+			return 0, errGateway
+		})
+		require.ErrorIs(t, err, errGateway)
+		assert.Equal(t, []time.Duration{0, 500 * time.Millisecond, time.Second}, at)
+	})
+}
+
+func TestNoWaitRetriesAtOnce(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		r := newRetry(t, retry.Config{MaxAttempts: 4, WaitDuration: retry.NoWait})
+		assert.Equal(t, retry.NoWait, r.Config().WaitDuration)
+		start := time.Now()
+		s := newScript(fail(errGateway))
+		_, err := retry.Execute(context.Background(), r, s.call)
+		require.ErrorIs(t, err, errGateway)
+		assert.Equal(t, 4, s.count())
+		assert.Equal(t, time.Duration(0), time.Since(start))
+	})
+}
+
+func TestIntervalFunctionTakesThePlaceOfWaitDuration(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		cfg := retry.DefaultConfig()
+		cfg.IntervalFunction = func(attempt int) time.Duration { return time.Duration(attempt) * time.Second }
+		r := newRetry(t, cfg)
+		start := time.Now()
+		_, err := retry.Execute(context.Background(), r, newScript(fail(errGateway)).call)
+		require.ErrorIs(t, err, errGateway)
+		assert.Equal(t, 3*time.Second, time.Since(start)) // 1s + 2s, not 2 × 500ms
+	})
+}
+
+func TestNewRefusesInvalidConfig(t *testing.T) {
+	interval := func(int) time.Duration { return time.Second }
+	biInterval := func(int, error, any) time.Duration { return time.Second }
+	tests := []struct {
+		field string
+		name  string
+		cfg   retry.Config
+		want  string
+	}{
+		{"name", "", retry.Config{}, "retry: name must not be empty"},
+		{"MaxAttempts", "r", retry.Config{MaxAttempts: -1}, "retry: MaxAttempts must be >= 1, got -1"},
+		{"WaitDuration", "r", retry.Config{WaitDuration: -2 * time.Millisecond},
+			"retry: WaitDuration must be >= 0 (or NoWait for no wait), got -2ms"},
+		{"WaitDuration just below NoWait", "r", retry.Config{WaitDuration: retry.NoWait - 1},
+			"retry: WaitDuration must be >= 0 (or NoWait for no wait), got -2ns"},
+		{"IntervalFunction and IntervalBiFunction", "r",
+			retry.Config{IntervalFunction: interval, IntervalBiFunction: biInterval},
+			"retry: IntervalFunction and IntervalBiFunction are both set; set at most one"},
+		{"RetryErrors", "r", retry.Config{RetryErrors: []error{errGateway, nil}},
+			"retry: RetryErrors[1] is nil; want a sentinel error or levee.ErrorType[E]()"},
+		{"IgnoreErrors", "r", retry.Config{IgnoreErrors: []error{nil}},
+			"retry: IgnoreErrors[0] is nil; want a sentinel error or levee.ErrorType[E]()"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.field, func(t *testing.T) {
+			r, err := retry.New(tt.name, tt.cfg)
+			assert.Nil(t, r)
+			assert.EqualError(t, err, tt.want)
+		})
+	}
+}
+
+func TestNewAcceptsBoundaryValues(t *testing.T) {
+	for _, cfg := range []retry.Config{
+		{MaxAttempts: 1},
+		{WaitDuration: time.Nanosecond},
+		{WaitDuration: retry.NoWait},
+		{IntervalFunction: func(int) time.Duration { return 0 }},
+		{IntervalBiFunction: func(int, error, any) time.Duration { return 0 }},
+		{RetryErrors: []error{errGateway, errmatch.Type[*httpError]()}},
+	} {
+		_, err := retry.New("r", cfg)
+		assert.NoError(t, err)
+	}
+}
+
+func TestConfigReturnsCopies(t *testing.T) {
+	list := []error{errGateway}
+	r := newRetry(t, retry.Config{WaitDuration: retry.NoWait, RetryErrors: list, IgnoreErrors: []error{errInvalid}})
+	list[0] = errInvalid // the caller's slice changes after New: r must not see it
+	got := r.Config()
+	require.Equal(t, []error{errGateway}, got.RetryErrors)
+	got.RetryErrors[0] = errors.New("changed")
+	got.IgnoreErrors[0] = errors.New("changed")
+	assert.Equal(t, []error{errGateway}, r.Config().RetryErrors)
+	assert.Equal(t, []error{errInvalid}, r.Config().IgnoreErrors)
+
+	s := newScript(fail(errGateway), ok("done"))
+	v, err := retry.Execute(context.Background(), r, s.call)
+	require.NoError(t, err)
+	assert.Equal(t, "done", v)
+	assert.Equal(t, 2, s.count())
+}
+
+func TestNilRetryIsHarmless(t *testing.T) {
+	var r *retry.Retry
+	assert.Equal(t, "", r.Name())
+	assert.Equal(t, retry.Config{}, r.Config())
+	assert.Equal(t, retry.Metrics{}, r.Metrics())
+	r.Subscribe(func(retry.Event) {})()
+	c := r.NewContext()
+	wait, again := c.OnError(errGateway)
+	assert.Zero(t, wait)
+	assert.False(t, again)
+	c.OnSuccess()
+	assert.NoError(t, c.Err())
+}

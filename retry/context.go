@@ -1,0 +1,277 @@
+package retry
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/levee-go/levee/internal/safe"
+)
+
+// Context is the state of one guarded call across its attempts: Resilience4j's Retry.Context,
+// with the waiting left to the caller. Execute uses one internally; operators that run the
+// attempts themselves (streams, futures) drive one by hand:
+//
+//	rc := r.NewContext()
+//	for {
+//		v, err := attempt(ctx)
+//		var wait time.Duration
+//		var again bool
+//		if err != nil {
+//			wait, again = rc.OnError(err)
+//		} else if wait, again = rc.OnResult(v); !again {
+//			rc.OnSuccess()
+//		}
+//		if !again {
+//			return v, rc.Err()
+//		}
+//		// wait, honouring ctx, then loop
+//	}
+//
+// A call that returns its caller's own cancellation should simply be given up without telling
+// the Context, as Execute does: it is neither a success nor a failure.
+//
+// A Context is a value, so NewContext does not allocate; it serves one call and is not safe for
+// concurrent use. Once it has stopped (OnError or OnResult returned false with an outcome
+// recorded, or OnSuccess was called) further calls of its methods do nothing, so an outcome is
+// never counted twice. The zero Context does nothing.
+type Context struct {
+	r          *Retry
+	attempts   int   // failed attempts so far, as Resilience4j's numOfAttempts
+	lastErr    error // error of the last retried attempt
+	lastResult any   // last result that matched RetryOnResultPredicate
+	err        error // the error the call ends with, once stopped
+	state      contextState
+}
+
+type contextState uint8
+
+const (
+	running contextState = iota
+	// resultStopped: the last result still matched RetryOnResultPredicate when retrying
+	// stopped (attempts ran out, or a negative interval); OnSuccess records the failure.
+	resultStopped
+	stopped
+)
+
+// NewContext returns the state of a new call, with no attempt made yet, as Resilience4j's
+// Retry.context(). On a nil *Retry it returns the zero Context, which does nothing.
+func (r *Retry) NewContext() Context { return Context{r: r} }
+
+// Attempts returns the number of failed attempts so far: attempts whose error was retried or
+// whose result matched RetryOnResultPredicate. It is 0 during the first attempt and equals
+// MaxAttempts when the attempts ran out.
+func (c *Context) Attempts() int { return c.attempts }
+
+// OnError records that an attempt failed with err and decides what comes next, as
+// Resilience4j's Context.onError. When retry is true the caller waits wait (0 or more) and
+// makes the next attempt; a RETRY event was published. When retry is false the call is over
+// and Err returns the error it ends with:
+//
+//   - err itself when it is not retried (IGNORED_ERROR; counted as failed without retry,
+//     even after earlier retries);
+//   - a *MaxRetriesExceededError wrapping err when this was the last attempt (ERROR; failed
+//     with retry);
+//   - err itself when the interval function returned a negative interval (ERROR; failed with
+//     retry).
+//
+// A nil err records nothing and returns false.
+func (c *Context) OnError(err error) (wait time.Duration, retry bool) {
+	r := c.r
+	if r == nil || c.state != running || err == nil {
+		return 0, false
+	}
+	r.totalCalls.Add(1)
+	retryable, perr := c.classify(err)
+	if perr != nil {
+		c.hookPanicked(perr, err)
+		return 0, false
+	}
+	if !retryable {
+		r.failedWithout.Add(1)
+		r.publish(EventIgnoredError, c.attempts, err, 0)
+		c.stop(err)
+		return 0, false
+	}
+	c.lastErr = err
+	c.attempts++
+	if c.attempts >= r.maxAttempts {
+		r.failedWith.Add(1)
+		r.publish(EventError, c.attempts, err, 0)
+		c.stop(&MaxRetriesExceededError{Name: r.name, Attempts: c.attempts, LastErr: err})
+		return 0, false
+	}
+	wait, perr = c.nextInterval(err, nil)
+	if perr != nil {
+		c.hookPanicked(perr, err)
+		return 0, false
+	}
+	if wait < 0 {
+		r.failedWith.Add(1)
+		r.publish(EventError, c.attempts, err, 0)
+		c.stop(err)
+		return 0, false
+	}
+	r.publish(EventRetry, c.attempts, err, wait)
+	return wait, true
+}
+
+// OnResult offers a value returned without error to RetryOnResultPredicate, as Resilience4j's
+// Context.onResult. When retry is true the result matched and attempts remain:
+// ConsumeResultBeforeRetryAttempt has seen it, a RETRY event was published, and the caller
+// waits wait and makes the next attempt. When retry is false the caller must call OnSuccess,
+// which completes the call — as a failure when the result still matched but retrying stopped.
+// Without a RetryOnResultPredicate it returns false at once.
+func (c *Context) OnResult(result any) (wait time.Duration, retry bool) {
+	r := c.r
+	if r == nil || c.state != running || r.config.RetryOnResultPredicate == nil {
+		return 0, false
+	}
+	match, perr := c.matchResult(result)
+	if perr != nil {
+		r.totalCalls.Add(1)
+		c.hookPanicked(perr, nil)
+		return 0, false
+	}
+	if !match {
+		return 0, false
+	}
+	c.lastResult = result
+	c.attempts++
+	if c.attempts >= r.maxAttempts {
+		c.state = resultStopped
+		return 0, false
+	}
+	if perr := c.consumeResult(result); perr != nil {
+		r.totalCalls.Add(1)
+		c.hookPanicked(perr, nil)
+		return 0, false
+	}
+	wait, perr = c.nextInterval(nil, result)
+	if perr != nil {
+		r.totalCalls.Add(1)
+		c.hookPanicked(perr, nil)
+		return 0, false
+	}
+	if wait < 0 {
+		c.state = resultStopped
+		return 0, false
+	}
+	r.totalCalls.Add(1)
+	r.publish(EventRetry, c.attempts, nil, wait)
+	return wait, true
+}
+
+// OnSuccess completes the call with an accepted outcome, as Resilience4j's Context.onComplete:
+// a value RetryOnResultPredicate did not match (or an attempt that returned no value). It counts
+// a success without retry (no event) or with retry (SUCCESS). After OnResult stopped on a
+// still-matching result it counts a failure with retry (ERROR) instead, and with
+// FailAfterMaxAttempts Err then returns a *MaxRetriesExceededError carrying that result;
+// otherwise the caller returns the result as it is.
+func (c *Context) OnSuccess() {
+	r := c.r
+	if r == nil || c.state == stopped {
+		return
+	}
+	r.totalCalls.Add(1)
+	switch {
+	case c.state == resultStopped:
+		r.failedWith.Add(1)
+		var err error
+		if r.config.FailAfterMaxAttempts {
+			err = c.maxRetriesExceeded()
+		}
+		if r.events.Active() {
+			// As Resilience4j: the last error, or a MaxRetriesExceeded placeholder when there is
+			// none or the call fails with one anyway.
+			evErr := c.lastErr
+			if err != nil {
+				evErr = err
+			} else if evErr == nil {
+				evErr = c.maxRetriesExceeded()
+			}
+			r.publish(EventError, c.attempts, evErr, 0)
+		}
+		c.stop(err)
+	case c.attempts > 0:
+		r.successWith.Add(1)
+		r.publish(EventSuccess, c.attempts, c.lastErr, 0)
+		c.stop(nil)
+	default:
+		r.successWithout.Add(1)
+		c.stop(nil)
+	}
+}
+
+// Err returns the error the call ends with once the Context has stopped (see OnError and
+// OnSuccess), and nil while it is running or when the call succeeded.
+func (c *Context) Err() error { return c.err }
+
+func (c *Context) stop(err error) {
+	c.err = err
+	c.state = stopped
+}
+
+func (c *Context) maxRetriesExceeded() *MaxRetriesExceededError {
+	return &MaxRetriesExceededError{Name: c.r.name, Attempts: c.attempts, LastResult: c.lastResult, LastErr: c.lastErr}
+}
+
+// hookPanicked ends the call when a config hook panicked: a failure (with retry when an earlier
+// attempt was retried), with an ERROR event, ending with the panic — wrapping the call's own
+// error, if any, so that it is not lost.
+func (c *Context) hookPanicked(perr *safe.PanicError, callErr error) {
+	r := c.r
+	var err error = perr
+	if callErr != nil {
+		err = fmt.Errorf("retry: Retry '%s' config hook panicked: %w; call error: %w", r.name, perr, callErr)
+	}
+	if c.attempts > 0 {
+		r.failedWith.Add(1)
+	} else {
+		r.failedWithout.Add(1)
+	}
+	r.publish(EventError, c.attempts, err, 0)
+	c.stop(err)
+}
+
+// The config hooks below are user code: a panic in one becomes a *safe.PanicError instead of
+// unwinding through the caller's call.
+
+func (c *Context) classify(err error) (retry bool, perr *safe.PanicError) {
+	defer func() {
+		if v := recover(); v != nil {
+			perr = safe.NewPanicError(v)
+		}
+	}()
+	return c.r.shouldRetry(err), nil
+}
+
+func (c *Context) matchResult(result any) (match bool, perr *safe.PanicError) {
+	defer func() {
+		if v := recover(); v != nil {
+			perr = safe.NewPanicError(v)
+		}
+	}()
+	return c.r.config.RetryOnResultPredicate(result), nil
+}
+
+func (c *Context) consumeResult(result any) (perr *safe.PanicError) {
+	if c.r.config.ConsumeResultBeforeRetryAttempt == nil {
+		return nil
+	}
+	defer func() {
+		if v := recover(); v != nil {
+			perr = safe.NewPanicError(v)
+		}
+	}()
+	c.r.config.ConsumeResultBeforeRetryAttempt(c.attempts, result)
+	return nil
+}
+
+func (c *Context) nextInterval(err error, result any) (wait time.Duration, perr *safe.PanicError) {
+	defer func() {
+		if v := recover(); v != nil {
+			perr = safe.NewPanicError(v)
+		}
+	}()
+	return c.r.interval(c.attempts, err, result), nil
+}
