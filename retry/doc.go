@@ -26,10 +26,11 @@
 // with a nil error, unless FailAfterMaxAttempts is set: then the error is a
 // *MaxRetriesExceededError carrying that result.
 //
-// Every call ends in exactly one of four counters of Metrics (successful or failed, with or
-// without a retry attempt) and publishes Resilience4j's events: RETRY before each wait, SUCCESS
-// when a call succeeds after at least one retry (a first-try success publishes nothing), ERROR
-// when retries are exhausted or stopped, IGNORED_ERROR when an error is not retried.
+// Every call that ends counts once in one of the four outcome counters of Metrics (successful or
+// failed, with or without a retry attempt) — a call abandoned through its caller's cancellation
+// counts in none — and publishes Resilience4j's events: RETRY before each wait, SUCCESS when a
+// call succeeds after at least one retry (a first-try success publishes nothing), ERROR when
+// retries are exhausted or stopped, IGNORED_ERROR when an error is not retried.
 //
 // # Differences from Resilience4j, and why
 //
@@ -53,6 +54,8 @@
 //     event but counts it nowhere.
 //   - Interval functions are Go functions returning a time.Duration; the constructors keep
 //     Resilience4j's millisecond arithmetic exactly and return an error instead of throwing.
+//     ExponentialBackoff refuses a multiplier below 1, which Resilience4j accepts and which
+//     shrinks the interval to zero.
 //
 // Execute allocates nothing on the success path when nobody subscribes to events and no result
 // predicate is set, and never holds a lock while the call runs: the per-call state lives in a

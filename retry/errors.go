@@ -7,7 +7,8 @@ import (
 )
 
 // ErrMaxRetriesExceeded matches (errors.Is) every *MaxRetriesExceededError: the call used all
-// its attempts, or its interval function stopped it, and still failed.
+// its attempts and still failed, or (with FailAfterMaxAttempts) its result still matched
+// RetryOnResultPredicate when retrying stopped.
 var ErrMaxRetriesExceeded = errors.New("retry: max retries exceeded")
 
 // ErrNilRetry is returned by Execute, and by the function Decorate returns, when the *Retry is
@@ -19,8 +20,9 @@ var ErrNilRetry = errors.New("retry: nil *Retry")
 //
 //   - when the last attempt failed with a retryable error: LastErr is that error, and Unwrap
 //     returns it so errors.Is and errors.As find the call's own error;
-//   - with FailAfterMaxAttempts, when the last result still matched RetryOnResultPredicate:
-//     LastResult is that result and LastErr the last error of an earlier attempt, if any.
+//   - with FailAfterMaxAttempts, when the last result still matched RetryOnResultPredicate and
+//     no attempt was left (or the interval function returned a negative interval): LastResult
+//     is that result and LastErr the last error of an earlier attempt, if any.
 //
 // Attempts is the number of attempts made. errors.Is(err, ErrMaxRetriesExceeded) is true. It is
 // not a levee rejection: the call did run, so an outer circuit breaker records it as a failure.
@@ -66,7 +68,7 @@ func newWaitCancelled(ctx context.Context, name string, attempts int, lastErr er
 }
 
 func (e *waitCancelledError) Error() string {
-	msg := fmt.Sprintf("retry: Retry '%s' stopped waiting after %d failed attempts: %v", e.name, e.attempts, e.ctxErr)
+	msg := fmt.Sprintf("retry: Retry '%s' stopped waiting for attempt %d: %v", e.name, e.attempts+1, e.ctxErr)
 	if e.cause != nil {
 		msg += " (" + e.cause.Error() + ")"
 	}

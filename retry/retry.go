@@ -18,8 +18,9 @@ const (
 	DefaultWaitDuration = 500 * time.Millisecond
 )
 
-// NoWait is the WaitDuration for retrying at once. It exists because the zero WaitDuration
-// means the default of 500ms; NoWait is the only negative WaitDuration New accepts.
+// NoWait is the WaitDuration for retrying at once (Resilience4j's waitDuration 0). It exists
+// because the zero WaitDuration means the default of 500ms; NoWait (−1ns) is the only negative
+// WaitDuration New accepts.
 const NoWait time.Duration = -1
 
 // Config configures a Retry. The zero value of every field means Resilience4j's default, so
@@ -31,7 +32,8 @@ type Config struct {
 
 	// WaitDuration is the constant wait before each retry when neither interval function is set.
 	// 0 means DefaultWaitDuration (500ms); use NoWait to retry at once. Other negative values are
-	// refused. An interval function, when set, takes its place.
+	// refused. It is used to the nanosecond (Resilience4j truncates it to milliseconds). An
+	// interval function, when set, takes its place.
 	WaitDuration time.Duration
 
 	// IntervalFunction gives the wait before each retry from the number of failed attempts so far
@@ -67,7 +69,8 @@ type Config struct {
 	ConsumeResultBeforeRetryAttempt func(attempt int, result any)
 
 	// FailAfterMaxAttempts makes a call whose attempts ran out on results (RetryOnResultPredicate
-	// still matching) fail with a *MaxRetriesExceededError instead of returning the last result.
+	// still matching; also when a negative interval stopped retrying on a result) fail with a
+	// *MaxRetriesExceededError carrying the last result, instead of returning that result.
 	FailAfterMaxAttempts bool
 }
 

@@ -78,7 +78,7 @@ func TestCancelDuringWaitEndsAtOnce(t *testing.T) {
 		require.ErrorIs(t, err, context.Canceled)
 		require.ErrorIs(t, err, errGateway)
 		assert.NotErrorIs(t, err, retry.ErrMaxRetriesExceeded)
-		assert.EqualError(t, err, "retry: Retry 'test' stopped waiting after 1 failed attempts: context canceled; last error: gateway 503")
+		assert.EqualError(t, err, "retry: Retry 'test' stopped waiting for attempt 2: context canceled; last error: gateway 503")
 		assert.Equal(t, 1, s.count(), "no attempt after the cancellation")
 		assert.Equal(t, metrics(0, 0, 0, 0, 1), r.Metrics(), "a cancelled call is counted in no outcome")
 		assert.Equal(t, []ev{{retry.EventRetry, 1, errGateway, 10 * time.Second}}, events(rec))
