@@ -1,0 +1,74 @@
+package fallback
+
+import "time"
+
+// EventType is the kind of an Event.
+type EventType int
+
+const (
+	// EventAnswered: a handler answered a failed call, or replaced a result.
+	EventAnswered EventType = iota + 1
+	// EventFailed: a handler was chosen but returned an error or panicked.
+	EventFailed
+	// EventUnhandled: no handler matched the error, which went back to the caller unchanged.
+	EventUnhandled
+)
+
+// String returns "ANSWERED", "FAILED" or "UNHANDLED", in the style of Resilience4j's event
+// type names.
+func (t EventType) String() string {
+	switch t {
+	case EventAnswered:
+		return "ANSWERED"
+	case EventFailed:
+		return "FAILED"
+	case EventUnhandled:
+		return "UNHANDLED"
+	}
+	return "UNKNOWN"
+}
+
+// Event reports one use of a Fallback. Resilience4j's fallbacks publish nothing; levee does,
+// because a fallback hides a failure from the caller and must leave a trace elsewhere.
+type Event struct {
+	Name     string        // the Fallback's name
+	Type     EventType     // what happened
+	Time     time.Time     // when it happened (time.Now)
+	Duration time.Duration // how long the handler ran; 0 for EventUnhandled
+	// Handler names the handler that ran, as New's errors do: `error "EOF"`,
+	// `type *main.GatewayError`, "any error" or "result"; "" when none ran.
+	Handler string
+	Cause   error // the error being answered; nil when a result was being replaced
+	Err     error // for EventFailed, the handler's error or panic (a *levee.PanicError)
+}
+
+// Subscribe registers fn to receive every Event and returns the function that removes it.
+// Consumers run synchronously on the caller's goroutine, after the handler has run and outside
+// every lock; a consumer's panic is recovered. Events are built only while someone subscribes.
+func (f *Fallback[T]) Subscribe(fn func(Event)) (unsubscribe func()) {
+	if f == nil {
+		return func() {}
+	}
+	return f.events.Subscribe(fn)
+}
+
+// Metrics is a snapshot of a Fallback's counters since it was built. A caller's own
+// cancellation is not counted, nor is a successful call (a live answer).
+type Metrics struct {
+	NumberOfFallbackAnswers int // handlers that answered (errors and replaced results)
+	NumberOfFailedFallbacks int // handlers that returned an error or panicked
+	NumberOfUnhandledErrors int // errors no handler matched, returned unchanged
+}
+
+// Metrics returns the current counts. Each is read atomically, the three not together: under
+// concurrent calls the snapshot may mix instants.
+func (f *Fallback[T]) Metrics() Metrics {
+	if f == nil {
+		return Metrics{}
+	}
+	return Metrics{
+		NumberOfFallbackAnswers: int(f.answered.Load()),
+		NumberOfFailedFallbacks: int(f.failed.Load()),
+		NumberOfUnhandledErrors: int(f.unhandled.Load()),
+	}
+}
