@@ -218,11 +218,11 @@ func (c *Context) maxRetriesExceeded() *MaxRetriesExceededError {
 // hookPanicked ends the call when a config hook panicked: a failure (with retry when an earlier
 // attempt was retried), with an ERROR event, ending with the panic — wrapping the call's own
 // error, if any, so that it is not lost.
-func (c *Context) hookPanicked(perr *safe.PanicError, callErr error) {
+func (c *Context) hookPanicked(perr *safe.PanicError, attemptErr error) {
 	r := c.r
 	var err error = perr
-	if callErr != nil {
-		err = fmt.Errorf("retry: Retry '%s' config hook panicked: %w; call error: %w", r.name, perr, callErr)
+	if attemptErr != nil {
+		err = fmt.Errorf("retry: Retry '%s' config hook panicked: %w; call error: %w", r.name, perr, attemptErr)
 	}
 	if c.attempts > 0 {
 		r.failedWith.Add(1)
