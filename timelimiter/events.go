@@ -1,0 +1,118 @@
+package timelimiter
+
+import (
+	"errors"
+	"strconv"
+	"time"
+)
+
+// EventType is the kind of a time limiter event, as Resilience4j's TimeLimiterEvent.Type.
+type EventType int
+
+// The event types, in Resilience4j's names.
+const (
+	// EventSuccess: the call returned in time without an error.
+	EventSuccess EventType = iota + 1
+	// EventError: the call returned in time with an error (Err).
+	EventError
+	// EventTimeout: the call did not return in time (Err is the *TimeoutError).
+	EventTimeout
+)
+
+// String returns Resilience4j's name of the type: "SUCCESS", "ERROR" or "TIMEOUT".
+func (t EventType) String() string {
+	switch t {
+	case EventSuccess:
+		return "SUCCESS"
+	case EventError:
+		return "ERROR"
+	case EventTimeout:
+		return "TIMEOUT"
+	}
+	return "EventType(" + strconv.Itoa(int(t)) + ")"
+}
+
+// Event is what a time limiter publishes to its subscribers.
+type Event struct {
+	Name     string        // the time limiter's name
+	Type     EventType     // what happened
+	Time     time.Time     // when the event was created
+	Duration time.Duration // from the start of the execution to the outcome
+	Err      error         // the call's error (ERROR) or the *TimeoutError (TIMEOUT); nil on SUCCESS
+}
+
+// Subscribe registers fn to receive every event of tl from now on and returns the function that
+// unsubscribes it. fn runs synchronously on the caller's goroutine before Execute returns, and
+// must be quick. Events are built only while someone subscribes.
+func (tl *TimeLimiter) Subscribe(fn func(Event)) (unsubscribe func()) {
+	return tl.events.Subscribe(fn)
+}
+
+// OnSuccess records a call that returned in time, d after it started, as Resilience4j's
+// TimeLimiter.onSuccess: it counts a success and publishes SUCCESS. Execute calls it; operators
+// that enforce the deadline themselves call it too.
+func (tl *TimeLimiter) OnSuccess(d time.Duration) {
+	tl.succeeded.Add(1)
+	tl.publish(EventSuccess, d, nil)
+}
+
+// OnError records a call that ended with err, d after it started, as Resilience4j's
+// TimeLimiter.onError: an err matching ErrTimeout counts a timeout and publishes TIMEOUT,
+// any other counts a failure and publishes ERROR. A nil err is recorded as a success.
+func (tl *TimeLimiter) OnError(d time.Duration, err error) {
+	switch {
+	case err == nil:
+		tl.OnSuccess(d)
+	case errors.Is(err, ErrTimeout):
+		tl.timedOut.Add(1)
+		tl.publish(EventTimeout, d, err)
+	default:
+		tl.onError(d, err)
+	}
+}
+
+func (tl *TimeLimiter) onError(d time.Duration, err error) {
+	tl.failed.Add(1)
+	tl.publish(EventError, d, err)
+}
+
+// timeout1 records a timeout and returns its error; cause is the call's own error, if any.
+func (tl *TimeLimiter) recordTimeout(d time.Duration, cause error) error {
+	err := &TimeoutError{Name: tl.name, Timeout: tl.timeout, Err: cause}
+	tl.timedOut.Add(1)
+	tl.publish(EventTimeout, d, err)
+	return err
+}
+
+func (tl *TimeLimiter) publish(t EventType, d time.Duration, err error) {
+	if tl.events.Active() {
+		tl.events.Publish(Event{Name: tl.name, Type: t, Time: time.Now(), Duration: d, Err: err})
+	}
+}
+
+// Metrics is a snapshot of a time limiter's counters. The three outcome counters are
+// cumulative since New, as Resilience4j's Micrometer counter resilience4j.timelimiter.calls with
+// kind successful, failed and timeout.
+type Metrics struct {
+	// NumberOfAbandonedCalls is the number of calls still running whose caller stopped
+	// waiting (at the timeout, or because its own context ended). It goes back down as each
+	// returns.
+	NumberOfAbandonedCalls int
+	// NumberOfSuccessfulCalls counts the calls that returned in time without an error.
+	NumberOfSuccessfulCalls int64
+	// NumberOfFailedCalls counts the calls that returned in time with an error, panics
+	// included, the caller's own cancellation excluded.
+	NumberOfFailedCalls int64
+	// NumberOfTimedOutCalls counts the timeouts.
+	NumberOfTimedOutCalls int64
+}
+
+// Metrics returns a snapshot of tl's counters, each read atomically.
+func (tl *TimeLimiter) Metrics() Metrics {
+	return Metrics{
+		NumberOfAbandonedCalls:  int(tl.abandoned.Load()),
+		NumberOfSuccessfulCalls: tl.succeeded.Load(),
+		NumberOfFailedCalls:     tl.failed.Load(),
+		NumberOfTimedOutCalls:   tl.timedOut.Load(),
+	}
+}
