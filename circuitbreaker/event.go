@@ -1,0 +1,125 @@
+package circuitbreaker
+
+import (
+	"fmt"
+	"strconv"
+	"time"
+)
+
+// EventType is the kind of an Event, as Resilience4j's CircuitBreakerEvent.Type.
+type EventType int
+
+const (
+	// EventSuccess: a success was recorded (also an error that the record lists do not
+	// match). Duration is set.
+	EventSuccess EventType = iota
+	// EventError: a failure was recorded. Duration and Err are set; Err is a
+	// *ResultRecordedAsFailureError when RecordResultPredicate matched a value.
+	EventError
+	// EventIgnoredError: an error was ignored and its permission released. Duration, Err.
+	EventIgnoredError
+	// EventNotPermitted: a permission was refused.
+	EventNotPermitted
+	// EventStateTransition: the state changed (not on a same-state transition). From, To.
+	EventStateTransition
+	// EventReset: Reset was called.
+	EventReset
+	// EventFailureRateExceeded: CLOSED just before opening on its failure rate, or
+	// METRICS_ONLY the first time its failure rate reaches the threshold. FailureRate.
+	EventFailureRateExceeded
+	// EventSlowCallRateExceeded: as EventFailureRateExceeded for the slow-call rate.
+	// SlowCallRate.
+	EventSlowCallRateExceeded
+)
+
+var eventTypeNames = [...]string{"SUCCESS", "ERROR", "IGNORED_ERROR", "NOT_PERMITTED",
+	"STATE_TRANSITION", "RESET", "FAILURE_RATE_EXCEEDED", "SLOW_CALL_RATE_EXCEEDED"}
+
+// String returns Resilience4j's name of t, e.g. "STATE_TRANSITION".
+func (t EventType) String() string {
+	if t >= 0 && int(t) < len(eventTypeNames) {
+		return eventTypeNames[t]
+	}
+	return "EventType(" + strconv.Itoa(int(t)) + ")"
+}
+
+// Event is one event of a breaker. Fields other than Name, Type and Time are set only for the
+// types that carry them (see EventType).
+type Event struct {
+	Name     string        // the breaker's name
+	Type     EventType     // what happened
+	Time     time.Time     // when it was published (time.Now)
+	Duration time.Duration // elapsed time of the call (SUCCESS, ERROR, IGNORED_ERROR)
+	Err      error         // the error (ERROR, IGNORED_ERROR)
+	From, To State         // STATE_TRANSITION
+	// FailureRate and SlowCallRate are the window's rates, in percent, that the
+	// *_RATE_EXCEEDED events were decided on (both are set on both events).
+	FailureRate, SlowCallRate float32
+}
+
+// String describes e in the words of Resilience4j's event messages, without the time:
+// "CircuitBreaker 'payment' changed state from CLOSED to OPEN".
+func (e Event) String() string {
+	switch e.Type {
+	case EventSuccess:
+		return fmt.Sprintf("CircuitBreaker '%s' recorded a successful call. Elapsed time: %v", e.Name, e.Duration)
+	case EventError:
+		return fmt.Sprintf("CircuitBreaker '%s' recorded an error: '%v'. Elapsed time: %v", e.Name, e.Err, e.Duration)
+	case EventIgnoredError:
+		return fmt.Sprintf("CircuitBreaker '%s' recorded an error which has been ignored: '%v'. Elapsed time: %v", e.Name, e.Err, e.Duration)
+	case EventNotPermitted:
+		return fmt.Sprintf("CircuitBreaker '%s' recorded a call which was not permitted.", e.Name)
+	case EventStateTransition:
+		return fmt.Sprintf("CircuitBreaker '%s' changed state from %v to %v", e.Name, e.From, e.To)
+	case EventReset:
+		return fmt.Sprintf("CircuitBreaker '%s' reset", e.Name)
+	case EventFailureRateExceeded:
+		return fmt.Sprintf("CircuitBreaker '%s' exceeded failure rate threshold. Current failure rate: %v", e.Name, e.FailureRate)
+	case EventSlowCallRateExceeded:
+		return fmt.Sprintf("CircuitBreaker '%s' exceeded slow call rate threshold. Current slow call rate: %v", e.Name, e.SlowCallRate)
+	}
+	return fmt.Sprintf("CircuitBreaker '%s' %v", e.Name, e.Type)
+}
+
+// Subscribe registers fn to receive every event of the breaker and returns the function that
+// removes it. fn runs synchronously on the goroutine that caused the event, after the
+// breaker's state has been updated and outside every lock, so it may call the breaker (State,
+// Metrics, even transitions); a panic in fn is recovered. With no subscriber, events are not
+// even built.
+//
+// Only STATE_TRANSITION and RESET are published while the breaker is DISABLED or
+// FORCED_OPEN, as in Resilience4j. A failing call that opens the breaker publishes ERROR,
+// then FAILURE_RATE_EXCEEDED and/or SLOW_CALL_RATE_EXCEEDED, then STATE_TRANSITION.
+func (cb *CircuitBreaker) Subscribe(fn func(Event)) (unsubscribe func()) {
+	return cb.events.Subscribe(fn)
+}
+
+// publish stamps and delivers e. Callers check events.Active first so that nothing is built
+// when no one listens.
+func (cb *CircuitBreaker) publish(e Event) {
+	forced := e.Type == EventStateTransition || e.Type == EventReset
+	if !forced && !cb.state.Load().kind.allowPublish() {
+		return
+	}
+	e.Name = cb.name
+	e.Time = time.Now()
+	cb.events.Publish(e)
+}
+
+func (cb *CircuitBreaker) publishTransition(from, to State) {
+	if from != to && cb.events.Active() {
+		cb.publish(Event{Type: EventStateTransition, From: from, To: to})
+	}
+}
+
+func (cb *CircuitBreaker) publishExceeded(v verdict, fr, sr float32) {
+	if !cb.events.Active() {
+		return
+	}
+	if v&failureRateExceeded != 0 {
+		cb.publish(Event{Type: EventFailureRateExceeded, FailureRate: fr, SlowCallRate: sr})
+	}
+	if v&slowCallRateExceeded != 0 {
+		cb.publish(Event{Type: EventSlowCallRateExceeded, FailureRate: fr, SlowCallRate: sr})
+	}
+}

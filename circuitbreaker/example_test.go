@@ -1,0 +1,129 @@
+package circuitbreaker_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/levee-go/levee"
+	"github.com/levee-go/levee/circuitbreaker"
+)
+
+var errGateway = errors.New("gateway 503")
+
+// A breaker guarding a payment gateway that has gone down: once five calls have failed the
+// breaker opens and later calls fail fast without reaching the gateway.
+func Example() {
+	breaker, err := circuitbreaker.New("payment", circuitbreaker.Config{
+		SlidingWindowSize:                     10,
+		MinimumNumberOfCalls:                  5,
+		FailureRateThreshold:                  50,
+		WaitDurationInOpenState:               time.Second,
+		PermittedNumberOfCallsInHalfOpenState: 2,
+	})
+	if err != nil {
+		panic(err)
+	}
+	breaker.Subscribe(func(e circuitbreaker.Event) {
+		if e.Type == circuitbreaker.EventStateTransition {
+			fmt.Println("  [event]", e)
+		}
+	})
+
+	gatewayUp, gatewayCalls := false, 0
+	pay := func(ctx context.Context) (string, error) {
+		gatewayCalls++
+		if !gatewayUp {
+			return "", errGateway
+		}
+		return "PAID", nil
+	}
+
+	for i := 1; i <= 8; i++ {
+		_, err := circuitbreaker.Execute(context.Background(), breaker, pay)
+		switch {
+		case errors.Is(err, circuitbreaker.ErrCallNotPermitted):
+			fmt.Printf("call %d: blocked, state=%v, gateway calls=%d\n", i, breaker.State(), gatewayCalls)
+		case err != nil:
+			fmt.Printf("call %d: %v, state=%v, gateway calls=%d\n", i, err, breaker.State(), gatewayCalls)
+		}
+	}
+	m := breaker.Metrics()
+	fmt.Printf("failure rate=%v%% failed=%d not permitted=%d\n", m.FailureRate, m.NumberOfFailedCalls, m.NumberOfNotPermittedCalls)
+
+	// The first call after WaitDurationInOpenState moves the breaker to HALF_OPEN by itself;
+	// here the wait is skipped by moving it by hand.
+	gatewayUp = true
+	_ = breaker.TransitionToHalfOpenState()
+	for i := 1; i <= 2; i++ {
+		v, _ := circuitbreaker.Execute(context.Background(), breaker, pay)
+		fmt.Printf("probe %d: %s, state=%v\n", i, v, breaker.State())
+	}
+	// Output:
+	// call 1: gateway 503, state=CLOSED, gateway calls=1
+	// call 2: gateway 503, state=CLOSED, gateway calls=2
+	// call 3: gateway 503, state=CLOSED, gateway calls=3
+	// call 4: gateway 503, state=CLOSED, gateway calls=4
+	//   [event] CircuitBreaker 'payment' changed state from CLOSED to OPEN
+	// call 5: gateway 503, state=OPEN, gateway calls=5
+	// call 6: blocked, state=OPEN, gateway calls=5
+	// call 7: blocked, state=OPEN, gateway calls=5
+	// call 8: blocked, state=OPEN, gateway calls=5
+	// failure rate=100% failed=5 not permitted=3
+	//   [event] CircuitBreaker 'payment' changed state from OPEN to HALF_OPEN
+	// probe 1: PAID, state=HALF_OPEN
+	//   [event] CircuitBreaker 'payment' changed state from HALF_OPEN to CLOSED
+	// probe 2: PAID, state=CLOSED
+}
+
+type invalidOrderError struct{ reason string }
+
+func (e *invalidOrderError) Error() string { return "invalid order: " + e.reason }
+
+// Errors that say nothing about the dependency's health — here a customer's invalid order —
+// are ignored: neither success nor failure.
+func ExampleConfig_ignoreErrors() {
+	breaker, _ := circuitbreaker.New("payment", circuitbreaker.Config{
+		SlidingWindowSize: 10,
+		IgnoreErrors:      []error{levee.ErrorType[*invalidOrderError]()},
+	})
+	_, err := circuitbreaker.Execute(context.Background(), breaker, func(context.Context) (int, error) {
+		return 0, fmt.Errorf("charge: %w", &invalidOrderError{"card expired"})
+	})
+	fmt.Println(err)
+	_, err = circuitbreaker.Execute(context.Background(), breaker, func(context.Context) (int, error) {
+		return 0, errGateway
+	})
+	fmt.Println(err)
+	m := breaker.Metrics()
+	fmt.Printf("buffered=%d failed=%d\n", m.NumberOfBufferedCalls, m.NumberOfFailedCalls)
+	// Output:
+	// charge: invalid order: card expired
+	// gateway 503
+	// buffered=1 failed=1
+}
+
+// The permit API splits a call into admission and outcome, for code that cannot wrap the call
+// in a function — a stream, a future, a callback.
+func ExampleCircuitBreaker_TryAcquirePermission() {
+	breaker, _ := circuitbreaker.New("inventory", circuitbreaker.Config{SlidingWindowSize: 2})
+	for _, outcome := range []error{errGateway, errGateway, nil} {
+		if err := breaker.TryAcquirePermission(); err != nil {
+			fmt.Println(err)
+			continue
+		}
+		start := time.Now()
+		// ... start the work; when it completes:
+		if outcome != nil {
+			breaker.OnError(time.Since(start), outcome)
+		} else {
+			breaker.OnSuccess(time.Since(start))
+		}
+		fmt.Println("recorded", outcome, "state", breaker.State())
+	}
+	// Output:
+	// recorded gateway 503 state CLOSED
+	// recorded gateway 503 state OPEN
+	// circuitbreaker: CircuitBreaker 'inventory' is OPEN and does not permit further calls
+}

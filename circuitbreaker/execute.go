@@ -1,0 +1,63 @@
+package circuitbreaker
+
+import (
+	"context"
+	"time"
+
+	"github.com/levee-go/levee/internal/safe"
+)
+
+// Execute runs call through cb, as Resilience4j's decorateCheckedSupplier with levee's
+// guarantees:
+//
+//   - a refused call is not run and returns a *CallNotPermittedError;
+//   - the elapsed time is measured around call (time.Now before, time.Since after) and
+//     decides whether it was slow;
+//   - a nil error records a success, or a failure when RecordResultPredicate matches the
+//     value (which is still returned);
+//   - an error is classified as OnError describes and returned unchanged;
+//   - the caller's own cancellation (ctx done and the error matching ctx.Err()) records
+//     nothing and hands the permission back;
+//   - a panic in call is recorded as a failure and returned as a *levee.PanicError.
+//
+// Every outcome is counted once, and a HALF_OPEN permit is only ever handed back to the
+// HALF_OPEN period that granted it, so a late call cannot inflate a later period's budget.
+// A nil ctx means context.Background(); a nil call returns levee.ErrNilCall and a nil cb
+// ErrNilCircuitBreaker, without running anything. Execute holds no lock while call runs,
+// does not retain call, and does not allocate on the success path when no one subscribes and
+// RecordResultPredicate is nil.
+func Execute[T any](ctx context.Context, cb *CircuitBreaker, call func(context.Context) (T, error)) (T, error) {
+	var zero T
+	if cb == nil {
+		return zero, ErrNilCircuitBreaker
+	}
+	if call == nil {
+		return zero, safe.ErrNilCall
+	}
+	ctx = safe.Ctx(ctx)
+	granted, ok := cb.acquire()
+	if !ok {
+		return zero, cb.notPermitted(granted)
+	}
+	start := time.Now()
+	v, err := safe.Call(ctx, call)
+	d := time.Since(start)
+	switch {
+	case err == nil:
+		if cb.cfg.RecordResultPredicate != nil {
+			cb.returned(d, v)
+		} else {
+			cb.succeeded(d)
+		}
+	case safe.CallerCancelled(ctx, err):
+		granted.release()
+	default:
+		cb.failed(granted, d, err)
+	}
+	return v, err
+}
+
+// Decorate returns call guarded by cb: each invocation of the result is one Execute.
+func Decorate[T any](cb *CircuitBreaker, call func(context.Context) (T, error)) func(context.Context) (T, error) {
+	return func(ctx context.Context) (T, error) { return Execute(ctx, cb, call) }
+}

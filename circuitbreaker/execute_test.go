@@ -1,0 +1,147 @@
+package circuitbreaker_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/levee-go/levee"
+	cb "github.com/levee-go/levee/circuitbreaker"
+)
+
+func TestExecuteReturnsValueAndError(t *testing.T) {
+	b := mustNew(t, cb.Config{SlidingWindowSize: 10})
+	v, err := cb.Execute(context.Background(), b, func(context.Context) (string, error) { return "paid", nil })
+	require.NoError(t, err)
+	assert.Equal(t, "paid", v)
+
+	mine := &httpError{503}
+	v, err = cb.Execute(context.Background(), b, func(context.Context) (string, error) { return "partial", mine })
+	assert.Same(t, mine, err, "the user's error comes back unchanged")
+	assert.Equal(t, "partial", v, "and so does the value returned with it")
+	assert.Equal(t, counts{buffered: 2, failed: 1, successful: 1}, countsOf(b.Metrics()))
+}
+
+func TestExecutePassesTheContext(t *testing.T) {
+	type key struct{}
+	b := mustNew(t, cb.Config{})
+	ctx := context.WithValue(context.Background(), key{}, "v")
+	got, err := cb.Execute(ctx, b, func(ctx context.Context) (any, error) { return ctx.Value(key{}), nil })
+	require.NoError(t, err)
+	assert.Equal(t, "v", got)
+}
+
+func TestExecuteWithNilArguments(t *testing.T) {
+	b := mustNew(t, small())
+	require.NoError(t, b.TransitionToOpenState())
+	require.NoError(t, b.TransitionToHalfOpenState())
+
+	//nolint:staticcheck // a nil context is what is being tested
+	v, err := cb.Execute(nil, b, func(ctx context.Context) (int, error) {
+		require.NotNil(t, ctx)
+		return 7, ctx.Err()
+	})
+	require.NoError(t, err)
+	assert.Equal(t, 7, v)
+
+	_, err = cb.Execute[int](context.Background(), b, nil)
+	assert.ErrorIs(t, err, levee.ErrNilCall)
+	_, err = cb.Decorate[int](b, nil)(context.Background())
+	assert.ErrorIs(t, err, levee.ErrNilCall)
+	assert.Equal(t, 1, b.Metrics().NumberOfBufferedCalls, "nil calls are neither run nor recorded")
+	assert.NoError(t, b.TryAcquirePermission(), "and took no permit: one of two is left")
+
+	var nilCB *cb.CircuitBreaker
+	_, err = cb.Execute(context.Background(), nilCB, func(context.Context) (int, error) { return 1, nil })
+	assert.ErrorIs(t, err, cb.ErrNilCircuitBreaker)
+	_, err = cb.Decorate(nilCB, func(context.Context) (int, error) { return 1, nil })(context.Background())
+	assert.ErrorIs(t, err, cb.ErrNilCircuitBreaker)
+	assert.ErrorIs(t, nilCB.TryAcquirePermission(), cb.ErrNilCircuitBreaker)
+}
+
+func TestExecuteRefusedCallIsNotRun(t *testing.T) {
+	b, err := cb.New("payment", cb.Config{InitialState: cb.Open})
+	require.NoError(t, err)
+	runs := 0
+	v, err := cb.Execute(context.Background(), b, func(context.Context) (int, error) { runs++; return 1, nil })
+	assert.Equal(t, 0, runs)
+	assert.Equal(t, 0, v)
+	require.ErrorIs(t, err, cb.ErrCallNotPermitted)
+	assert.True(t, levee.IsRejection(err))
+	var cnp *cb.CallNotPermittedError
+	require.ErrorAs(t, err, &cnp)
+	assert.Equal(t, cb.CallNotPermittedError{Name: "payment", State: cb.Open}, *cnp)
+	assert.Equal(t, "circuitbreaker: CircuitBreaker 'payment' is OPEN and does not permit further calls", err.Error())
+	assert.Equal(t, 1, b.Metrics().NumberOfNotPermittedCalls)
+}
+
+func TestErrCallNotPermittedSentinel(t *testing.T) {
+	assert.True(t, levee.IsRejection(cb.ErrCallNotPermitted), "the bare sentinel is a rejection too")
+	assert.True(t, levee.IsRejection(fmt.Errorf("wrapped: %w", &cb.CallNotPermittedError{})))
+	assert.False(t, levee.IsRejection(cb.ErrIllegalStateTransition))
+	assert.False(t, levee.IsRejection(cb.ErrResultRecordedAsFailure))
+	assert.False(t, errors.Is(&cb.CallNotPermittedError{}, cb.ErrIllegalStateTransition))
+}
+
+func TestDecorate(t *testing.T) {
+	b := mustNew(t, cb.Config{SlidingWindowSize: 2})
+	n := 0
+	call := cb.Decorate(b, func(context.Context) (int, error) { n++; return n, errBoom })
+	_, err := call(context.Background())
+	require.ErrorIs(t, err, errBoom)
+	_, err = call(context.Background())
+	require.ErrorIs(t, err, errBoom)
+	_, err = call(context.Background())
+	require.ErrorIs(t, err, cb.ErrCallNotPermitted)
+	assert.Equal(t, 2, n)
+	assert.Equal(t, cb.Open, b.State())
+}
+
+func TestCallerCancellationIsReleasedNotRecorded(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		b := mustNew(t, cb.Config{SlidingWindowSize: 10})
+		ev := record(b)
+		ctx, cancel := context.WithCancel(context.Background())
+		time.AfterFunc(time.Second, cancel)
+		_, err := cb.Execute(ctx, b, func(ctx context.Context) (int, error) {
+			<-ctx.Done()
+			return 0, fmt.Errorf("dial: %w", ctx.Err())
+		})
+		require.ErrorIs(t, err, context.Canceled)
+		assert.Equal(t, counts{}, countsOf(b.Metrics()))
+		assert.Empty(t, ev.types())
+
+		ctx, cancel2 := context.WithTimeout(context.Background(), time.Second)
+		defer cancel2()
+		_, err = cb.Execute(ctx, b, func(ctx context.Context) (int, error) { <-ctx.Done(); return 0, ctx.Err() })
+		require.ErrorIs(t, err, context.DeadlineExceeded)
+		assert.Equal(t, counts{}, countsOf(b.Metrics()), "the caller's own deadline is the caller's cancellation")
+	})
+}
+
+func TestContextErrorNotFromTheCallerIsAFailure(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		b := mustNew(t, cb.Config{SlidingWindowSize: 10})
+		// the dependency's own timeout: the caller's context is still live
+		_, err := cb.Execute(context.Background(), b, func(ctx context.Context) (int, error) {
+			inner, cancel := context.WithTimeout(ctx, time.Second)
+			defer cancel()
+			<-inner.Done()
+			return 0, inner.Err()
+		})
+		require.ErrorIs(t, err, context.DeadlineExceeded)
+		assert.Equal(t, counts{buffered: 1, failed: 1}, countsOf(b.Metrics()))
+
+		// a caller context cancelled, but the call failed for its own reason
+		ctx, cancel := context.WithCancel(context.Background())
+		_, err = cb.Execute(ctx, b, func(context.Context) (int, error) { cancel(); return 0, errBoom })
+		require.ErrorIs(t, err, errBoom)
+		assert.Equal(t, counts{buffered: 2, failed: 2}, countsOf(b.Metrics()))
+	})
+}

@@ -1,0 +1,48 @@
+package circuitbreaker
+
+// Metrics is a snapshot of the current state's metrics, as Resilience4j's
+// CircuitBreaker.Metrics. The window counts are taken from one consistent read.
+//
+// OPEN shows the metrics of the state it was entered from (the CLOSED or HALF_OPEN window
+// that opened it, which late outcomes still reach); every other state starts empty.
+// DISABLED and FORCED_OPEN never record.
+type Metrics struct {
+	State State // the state whose metrics these are
+	// FailureRate and SlowCallRate are in percent, or -1 while the window holds fewer calls
+	// than the minimum (min(MinimumNumberOfCalls, window size) for count-based windows,
+	// including HALF_OPEN's; MinimumNumberOfCalls for a TIME_BASED window).
+	FailureRate, SlowCallRate float32
+	// NumberOfBufferedCalls is the number of calls in the window; successful + failed.
+	NumberOfBufferedCalls int
+	// NumberOfFailedCalls counts the failures in the window, slow or not.
+	NumberOfFailedCalls int
+	// NumberOfSuccessfulCalls counts the successes in the window, slow or not.
+	NumberOfSuccessfulCalls int
+	// NumberOfSlowCalls counts the calls that took longer than SlowCallDurationThreshold:
+	// NumberOfSlowSuccessfulCalls + NumberOfSlowFailedCalls.
+	NumberOfSlowCalls           int
+	NumberOfSlowSuccessfulCalls int // slow calls that succeeded
+	NumberOfSlowFailedCalls     int // slow calls that failed
+	// NumberOfNotPermittedCalls counts refusals since the metrics were created (not windowed).
+	NumberOfNotPermittedCalls int
+}
+
+// Metrics returns a snapshot of the current state's metrics. Reading a TIME_BASED window
+// moves it to the current second first, as Resilience4j. It never changes the state.
+func (cb *CircuitBreaker) Metrics() Metrics {
+	st := cb.state.Load()
+	c := st.metrics.win.snapshot()
+	fr, sr := st.metrics.rates(c)
+	return Metrics{
+		State:                       st.kind,
+		FailureRate:                 fr,
+		SlowCallRate:                sr,
+		NumberOfBufferedCalls:       c.calls,
+		NumberOfFailedCalls:         c.failed,
+		NumberOfSuccessfulCalls:     c.calls - c.failed,
+		NumberOfSlowCalls:           c.slow,
+		NumberOfSlowSuccessfulCalls: c.slow - c.slowFailed,
+		NumberOfSlowFailedCalls:     c.slowFailed,
+		NumberOfNotPermittedCalls:   int(st.metrics.notPermitted.Load()),
+	}
+}

@@ -1,0 +1,212 @@
+package circuitbreaker
+
+import (
+	"errors"
+	"time"
+
+	"github.com/levee-go/levee/internal/reject"
+	"github.com/levee-go/levee/internal/safe"
+)
+
+// OnSuccess records a successful call that took d, as Resilience4j's onSuccess: it publishes
+// SUCCESS and records a success (slow if d > SlowCallDurationThreshold) in the current state,
+// which may close a HALF_OPEN breaker or open a CLOSED one on its slow-call rate.
+func (cb *CircuitBreaker) OnSuccess(d time.Duration) { cb.succeeded(d) }
+
+// OnError records a call that took d and failed with err, as Resilience4j's onError. err is
+// classified in this order:
+//
+//  1. IgnoreErrors or IgnoreErrorPredicate matches: the permission is released into the
+//     current state (a HALF_OPEN probe permit comes back), IGNORED_ERROR is published, nothing
+//     is recorded.
+//  2. err is a levee rejection (levee.IsRejection: an inner bulkhead, rate limiter or
+//     breaker refused the call) that RecordErrors and RecordErrorPredicate do not match: it
+//     is ignored as in 1, since the dependency was never called.
+//  3. err is a *levee.PanicError: a failure, whatever RecordErrors says.
+//  4. Neither RecordErrors nor RecordErrorPredicate is set, or one of them matches: a
+//     failure (ERROR, then the failure is recorded). Otherwise a success (SUCCESS).
+//
+// A nil err is recorded as a failure without consulting the lists. OnError cannot tell the
+// caller's own cancellation; call ReleasePermission instead for such calls.
+func (cb *CircuitBreaker) OnError(d time.Duration, err error) { cb.failed(nil, d, err) }
+
+// OnResult records a call that took d and returned result and err, as Resilience4j's onResult
+// with levee's error argument: a non-nil err is handled as OnError; otherwise, when
+// RecordResultPredicate is set and reports true for a non-nil result, the call is a failure
+// whose ERROR event carries a *ResultRecordedAsFailureError; otherwise it is a success.
+func (cb *CircuitBreaker) OnResult(d time.Duration, result any, err error) {
+	if err != nil {
+		cb.failed(nil, d, err)
+		return
+	}
+	cb.returned(d, result)
+}
+
+func (cb *CircuitBreaker) succeeded(d time.Duration) {
+	if cb.events.Active() {
+		cb.publish(Event{Type: EventSuccess, Duration: d})
+	}
+	cb.record(d, false)
+}
+
+func (cb *CircuitBreaker) returned(d time.Duration, result any) {
+	if p := cb.cfg.RecordResultPredicate; p != nil && result != nil && p(result) {
+		if cb.events.Active() {
+			cb.publish(Event{Type: EventError, Duration: d, Err: &ResultRecordedAsFailureError{Name: cb.name, Result: result}})
+		}
+		cb.record(d, true)
+		return
+	}
+	cb.succeeded(d)
+}
+
+// failed handles an error outcome. granted is the period that gave the permission (Execute),
+// or nil to release into the current one (the public permit API, as Resilience4j).
+func (cb *CircuitBreaker) failed(granted *circuitState, d time.Duration, err error) {
+	switch cb.classify(err) {
+	case ignored:
+		if granted == nil {
+			granted = cb.state.Load()
+		}
+		granted.release()
+		if cb.events.Active() {
+			cb.publish(Event{Type: EventIgnoredError, Duration: d, Err: err})
+		}
+	case failure:
+		if cb.events.Active() {
+			cb.publish(Event{Type: EventError, Duration: d, Err: err})
+		}
+		cb.record(d, true)
+	default:
+		cb.succeeded(d)
+	}
+}
+
+type classification uint8
+
+const (
+	success classification = iota
+	failure
+	ignored
+)
+
+func (cb *CircuitBreaker) classify(err error) classification {
+	if err == nil {
+		return failure
+	}
+	if cb.ignoreList.Match(err) || cb.cfg.IgnoreErrorPredicate != nil && cb.cfg.IgnoreErrorPredicate(err) {
+		return ignored
+	}
+	recorded := func() bool {
+		return cb.recordList.Match(err) || cb.cfg.RecordErrorPredicate != nil && cb.cfg.RecordErrorPredicate(err)
+	}
+	if reject.Is(err) {
+		if !cb.recordAll && recorded() {
+			return failure
+		}
+		return ignored
+	}
+	if cb.recordAll || isPanic(err) || recorded() {
+		return failure
+	}
+	return success
+}
+
+func isPanic(err error) bool {
+	var pe *safe.PanicError
+	return errors.As(err, &pe)
+}
+
+// record adds an outcome to the current state's window and makes the transition it calls
+// for. Outcomes of calls that started in another period land in the current one, as in
+// Resilience4j; OPEN records into the metrics it inherited but never transitions.
+func (cb *CircuitBreaker) record(d time.Duration, failed bool) {
+	st := cb.state.Load()
+	if st.kind == Disabled || st.kind == ForcedOpen {
+		return
+	}
+	o := outcomeCall
+	if failed {
+		o |= outcomeFailed
+	}
+	if d > cb.cfg.SlowCallDurationThreshold {
+		o |= outcomeSlow
+	}
+	c := st.metrics.win.record(o)
+	if st.kind == Open {
+		return
+	}
+	fr, sr := st.metrics.rates(c)
+	v := cb.evaluate(fr, sr)
+	switch st.kind {
+	case Closed:
+		if v&exceeded != 0 && cb.swap(st, cb.newOpenAfter(st)) {
+			cb.publishExceeded(v, fr, sr)
+			cb.publishTransition(Closed, Open)
+		}
+	case HalfOpen:
+		// Resilience4j publishes no *_RATE_EXCEEDED events for half-open decisions.
+		switch {
+		case v&exceeded != 0:
+			if cb.swap(st, cb.newOpenAfter(st)) {
+				cb.publishTransition(HalfOpen, Open)
+			}
+		case v == belowThresholds:
+			if cb.swap(st, cb.newClosed()) {
+				cb.publishTransition(HalfOpen, Closed)
+			}
+		}
+	case MetricsOnly:
+		if v&failureRateExceeded == 0 || !st.failureRateExceeded.CompareAndSwap(false, true) {
+			v &^= failureRateExceeded
+		}
+		if v&slowCallRateExceeded == 0 || !st.slowCallRateExceeded.CompareAndSwap(false, true) {
+			v &^= slowCallRateExceeded
+		}
+		cb.publishExceeded(v, fr, sr)
+	}
+}
+
+// verdict is Resilience4j's CircuitBreakerMetrics.Result as bits: zero is "below the
+// minimum number of calls".
+type verdict uint8
+
+const (
+	belowThresholds verdict = 1 << iota
+	failureRateExceeded
+	slowCallRateExceeded
+
+	exceeded = failureRateExceeded | slowCallRateExceeded
+)
+
+func (cb *CircuitBreaker) evaluate(fr, sr float32) verdict {
+	if fr < 0 { // -1: below the minimum number of calls
+		return 0
+	}
+	var v verdict
+	if fr >= cb.cfg.FailureRateThreshold {
+		v |= failureRateExceeded
+	}
+	if sr >= cb.cfg.SlowCallRateThreshold {
+		v |= slowCallRateExceeded
+	}
+	if v == 0 {
+		v = belowThresholds
+	}
+	return v
+}
+
+// rates returns the failure and slow-call rates of c in percent, computed in float32 as
+// Resilience4j's failed*100f/calls, or -1 for both while c holds fewer calls than the
+// minimum.
+func (m *stateMetrics) rates(c counts) (failureRate, slowCallRate float32) {
+	if c.calls == 0 || c.calls < m.minCalls {
+		return -1, -1
+	}
+	return percent(c.failed, c.calls), percent(c.slow, c.calls)
+}
+
+func percent(part, whole int) float32 {
+	// The explicit conversions round after each operation, as Java's float arithmetic.
+	return float32(float32(part)*100) / float32(whole)
+}

@@ -1,0 +1,163 @@
+package circuitbreaker
+
+import (
+	"sync/atomic"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"pgregory.net/rapid"
+)
+
+func naive(outcomes []outcome, n int) counts {
+	var c counts
+	for _, o := range outcomes[max(0, len(outcomes)-n):] {
+		c.add(o, 1)
+	}
+	return c
+}
+
+var outcomeGen = rapid.SampledFrom([]outcome{
+	outcomeCall,
+	outcomeCall | outcomeFailed,
+	outcomeCall | outcomeSlow,
+	outcomeCall | outcomeFailed | outcomeSlow,
+})
+
+// TestCountWindowsHoldExactlyTheLastN checks both count-based windows against a list of every
+// outcome: after each record, and in every snapshot, the totals are those of the last n.
+func TestCountWindowsHoldExactlyTheLastN(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		n := rapid.IntRange(1, 12).Draw(t, "n")
+		windows := map[string]window{
+			"lock-free": &lockFreeCountWindow{ring: make([]atomic.Uint32, n)},
+			"locked":    &lockedCountWindow{ring: make([]outcome, n)},
+		}
+		var all []outcome
+		for _, o := range rapid.SliceOfN(outcomeGen, 0, 40).Draw(t, "outcomes") {
+			all = append(all, o)
+			want := naive(all, n)
+			for name, w := range windows {
+				if got := w.record(o); got != want {
+					t.Fatalf("%s record after %d: got %+v, want %+v", name, len(all), got, want)
+				}
+				if got := w.snapshot(); got != want {
+					t.Fatalf("%s snapshot after %d: got %+v, want %+v", name, len(all), got, want)
+				}
+			}
+		}
+	})
+}
+
+func TestNewCountWindowChoosesByCapacity(t *testing.T) {
+	assert.IsType(t, &lockFreeCountWindow{}, newCountWindow(1))
+	assert.IsType(t, &lockFreeCountWindow{}, newCountWindow(maxLockFreeWindow))
+	assert.IsType(t, &lockedCountWindow{}, newCountWindow(maxLockFreeWindow+1))
+}
+
+// TestLockFreeWindowAtCapacity fills the largest lock-free window with slow failures, the
+// case that drives every 16-bit counter to its highest value.
+func TestLockFreeWindowAtCapacity(t *testing.T) {
+	w := newCountWindow(maxLockFreeWindow)
+	all := outcomeCall | outcomeFailed | outcomeSlow
+	var c counts
+	for range maxLockFreeWindow + 5 {
+		c = w.record(all)
+	}
+	want := counts{maxLockFreeWindow, maxLockFreeWindow, maxLockFreeWindow, maxLockFreeWindow}
+	assert.Equal(t, want, c)
+	c = w.record(outcomeCall)
+	assert.Equal(t, counts{maxLockFreeWindow, maxLockFreeWindow - 1, maxLockFreeWindow - 1, maxLockFreeWindow - 1}, c)
+}
+
+func TestPackUnpack(t *testing.T) {
+	assert.Equal(t, counts{1, 0, 0, 0}, unpack(pack(outcomeCall)))
+	assert.Equal(t, counts{1, 1, 0, 0}, unpack(pack(outcomeCall|outcomeFailed)))
+	assert.Equal(t, counts{1, 0, 1, 0}, unpack(pack(outcomeCall|outcomeSlow)))
+	assert.Equal(t, counts{1, 1, 1, 1}, unpack(pack(outcomeCall|outcomeFailed|outcomeSlow)))
+	assert.Equal(t, counts{}, unpack(pack(0)), "an empty slot packs to zero")
+	// add-then-subtract with wrap-around leaves the other fields untouched
+	var total uint64 = pack(outcomeCall) * 3
+	total += pack(outcomeCall | outcomeFailed | outcomeSlow)
+	total += -pack(outcomeCall)
+	assert.Equal(t, counts{3, 1, 1, 1}, unpack(total))
+}
+
+// TestPitfall4_TimeBasedBucketsAreEpochAlignedAndAdvanceOnReads: a call recorded at second s
+// is in the window until the clock reaches second s+N, whatever its offset in the second, and
+// a read alone moves the window.
+func TestPitfall4_TimeBasedBucketsAreEpochAlignedAndAdvanceOnReads(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		// The bubble starts at 2000-01-01T00:00:00Z, an exact second.
+		w := newTimeWindow(3)
+		time.Sleep(900 * time.Millisecond) // 0.9s into second 0
+		w.record(outcomeCall | outcomeFailed)
+		time.Sleep(200 * time.Millisecond) // 1.1s: second 1
+		w.record(outcomeCall)
+		assert.Equal(t, counts{2, 1, 0, 0}, w.snapshot())
+
+		time.Sleep(1800 * time.Millisecond) // 2.9s: seconds 0..2 are in the window
+		assert.Equal(t, counts{2, 1, 0, 0}, w.snapshot())
+		time.Sleep(100 * time.Millisecond) // 3.0s: second 0 has left, 2.1s after it was recorded
+		assert.Equal(t, counts{1, 0, 0, 0}, w.snapshot(), "the read moved the window")
+		time.Sleep(999 * time.Millisecond) // 3.999s: second 1 is still in
+		assert.Equal(t, counts{1, 0, 0, 0}, w.snapshot())
+		time.Sleep(time.Millisecond) // 4.0s: second 1 leaves, 2.9s after it was recorded
+		assert.Equal(t, counts{}, w.snapshot())
+	})
+}
+
+func TestTimeWindowRecordsIntoTheCurrentSecond(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		w := newTimeWindow(2)
+		w.record(outcomeCall | outcomeSlow)
+		w.record(outcomeCall | outcomeSlow | outcomeFailed)
+		time.Sleep(time.Second)
+		c := w.record(outcomeCall)
+		assert.Equal(t, counts{3, 1, 2, 1}, c)
+		time.Sleep(time.Second)
+		c = w.record(outcomeCall | outcomeFailed)
+		assert.Equal(t, counts{2, 1, 0, 0}, c, "second 0 left when second 2 began")
+		time.Sleep(100 * time.Second) // a jump longer than the window empties it
+		assert.Equal(t, counts{}, w.snapshot())
+		c = w.record(outcomeCall)
+		assert.Equal(t, counts{1, 0, 0, 0}, c)
+	})
+}
+
+// TestTimeWindowAgainstModel compares the time window with a list of (second, outcome) pairs.
+func TestTimeWindowAgainstModel(t *testing.T) {
+	rapid.Check(t, func(rt *rapid.T) {
+		rapid.SyncTest(rt, func(rt *rapid.T) {
+			n := rapid.IntRange(1, 5).Draw(rt, "n")
+			w := newTimeWindow(n)
+			type rec struct {
+				sec int64
+				o   outcome
+			}
+			var all []rec
+			model := func() counts {
+				now := time.Now().Unix()
+				var c counts
+				for _, r := range all {
+					if r.sec > now-int64(n) {
+						c.add(r.o, 1)
+					}
+				}
+				return c
+			}
+			for i := range rapid.IntRange(1, 30).Draw(rt, "steps") {
+				time.Sleep(time.Duration(rapid.IntRange(0, 2500).Draw(rt, "sleepMs")) * time.Millisecond)
+				if rapid.Bool().Draw(rt, "read") {
+					require.Equal(rt, model(), w.snapshot(), "read %d", i)
+					continue
+				}
+				o := outcomeGen.Draw(rt, "o")
+				all = append(all, rec{time.Now().Unix(), o})
+				require.Equal(rt, model(), w.record(o), "record %d", i)
+			}
+		})
+	})
+}
