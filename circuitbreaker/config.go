@@ -1,6 +1,8 @@
 package circuitbreaker
 
 import (
+	"github.com/levee-go/levee/internal/safe"
+
 	"fmt"
 	"math"
 	"strconv"
@@ -204,5 +206,6 @@ func (c *Config) waitInOpenState(attempt int) time.Duration {
 	if c.WaitIntervalFunctionInOpenState == nil {
 		return c.WaitDurationInOpenState
 	}
-	return max(c.WaitIntervalFunctionInOpenState(attempt), 0)
+	// A function that panics falls back to the default wait rather than crashing a transition.
+	return max(safe.Value(c.WaitIntervalFunctionInOpenState, attempt, defaultWaitDurationInOpenState), 0)
 }

@@ -50,7 +50,8 @@ func (cb *CircuitBreaker) succeeded(d time.Duration) {
 }
 
 func (cb *CircuitBreaker) returned(d time.Duration, result any) {
-	if p := cb.cfg.RecordResultPredicate; p != nil && result != nil && p(result) {
+	// A predicate that panics records the call as a failure rather than crashing the caller.
+	if p := cb.cfg.RecordResultPredicate; p != nil && result != nil && safe.Predicate(p, result, true) {
 		if cb.events.Active() {
 			cb.publish(Event{Type: EventError, Duration: d, Err: &ResultRecordedAsFailureError{Name: cb.name, Result: result}})
 		}
@@ -94,11 +95,13 @@ func (cb *CircuitBreaker) classify(err error) classification {
 	if err == nil {
 		return failure
 	}
-	if cb.ignoreList.Match(err) || cb.cfg.IgnoreErrorPredicate != nil && cb.cfg.IgnoreErrorPredicate(err) {
+	// User predicates that panic err on the side of recording the failure: a broken ignore
+	// predicate ignores nothing, a broken record predicate records.
+	if cb.ignoreList.Match(err) || cb.cfg.IgnoreErrorPredicate != nil && safe.Predicate(cb.cfg.IgnoreErrorPredicate, err, false) {
 		return ignored
 	}
 	recorded := func() bool {
-		return cb.recordList.Match(err) || cb.cfg.RecordErrorPredicate != nil && cb.cfg.RecordErrorPredicate(err)
+		return cb.recordList.Match(err) || cb.cfg.RecordErrorPredicate != nil && safe.Predicate(cb.cfg.RecordErrorPredicate, err, true)
 	}
 	if reject.Is(err) {
 		if !cb.recordAll && recorded() {

@@ -181,7 +181,7 @@ func (rl *RateLimiter) DrainPermissions() {
 // Config.DrainPermissionsOnResult returns true for (result, nil) the current cycle is drained.
 // Execute calls it; callers of AcquirePermission may. Resilience4j's RateLimiter.onResult.
 func (rl *RateLimiter) OnResult(result any) {
-	if rl != nil && rl.drain != nil && rl.drain(result, nil) {
+	if rl != nil && rl.drain != nil && rl.drains(result, nil) {
 		rl.DrainPermissions()
 	}
 }
@@ -190,9 +190,20 @@ func (rl *RateLimiter) OnResult(result any) {
 // Config.DrainPermissionsOnResult returns true for (nil, err) the current cycle is drained.
 // Resilience4j's RateLimiter.onError.
 func (rl *RateLimiter) OnError(err error) {
-	if rl != nil && rl.drain != nil && rl.drain(nil, err) {
+	if rl != nil && rl.drain != nil && rl.drains(nil, err) {
 		rl.DrainPermissions()
 	}
+}
+
+// drains asks the user's predicate; one that panics drains nothing rather than crashing the
+// caller.
+func (rl *RateLimiter) drains(result any, err error) (drain bool) {
+	defer func() {
+		if recover() != nil {
+			drain = false
+		}
+	}()
+	return rl.drain(result, err)
 }
 
 // ChangeLimitForPeriod sets the permissions per cycle to n from the next cycle on; the current

@@ -68,3 +68,25 @@ func CallerCancelled(ctx context.Context, err error) bool {
 	cerr := ctx.Err()
 	return cerr != nil && errors.Is(err, cerr)
 }
+
+// Predicate calls a user predicate p(v) and returns onPanic instead of crashing when p panics.
+// Patterns choose onPanic so that a broken predicate errs on the safe side (for example, a
+// circuit breaker records the call as a failure).
+func Predicate[V any](p func(V) bool, v V, onPanic bool) (match bool) {
+	defer func() {
+		if recover() != nil {
+			match = onPanic
+		}
+	}()
+	return p(v)
+}
+
+// Value calls a user function f(v) and returns onPanic instead of crashing when f panics.
+func Value[V, R any](f func(V) R, v V, onPanic R) (r R) {
+	defer func() {
+		if recover() != nil {
+			r = onPanic
+		}
+	}()
+	return f(v)
+}
