@@ -1,0 +1,98 @@
+package async
+
+import (
+	"fmt"
+	"runtime"
+	"time"
+)
+
+// Default values of WorkerPoolConfig, as Resilience4j's ThreadPoolBulkheadConfig.
+const (
+	// DefaultQueueCapacity is the queue's capacity when QueueCapacity is 0.
+	DefaultQueueCapacity = 100
+	// DefaultKeepAliveDuration is how long a worker above CoreThreadPoolSize waits idle before
+	// it exits, when KeepAliveDuration is 0.
+	DefaultKeepAliveDuration = 20 * time.Millisecond
+)
+
+// NoQueue, as QueueCapacity, gives the pool no queue: a task is handed to an idle worker or to
+// a new one (up to MaxThreadPoolSize), or refused. It is Resilience4j's queueCapacity = 0, a
+// hand-off queue; levee needs a name for it since 0 means the default.
+const NoQueue = -1
+
+// NoKeepAlive, as KeepAliveDuration, makes a worker above CoreThreadPoolSize exit as soon as it
+// finds no task waiting: Resilience4j's keepAliveDuration = 0.
+const NoKeepAlive time.Duration = -1
+
+// WorkerPoolConfig configures a WorkerPool. The zero value of each field means Resilience4j's
+// default; DefaultWorkerPoolConfig returns them filled in. A worker is a goroutine; the fields
+// keep Resilience4j's thread names so that a ThreadPoolBulkhead configuration ports one to one.
+type WorkerPoolConfig struct {
+	// CoreThreadPoolSize is the number of workers the pool keeps even when idle, in
+	// [1, MaxThreadPoolSize]. 0 means Resilience4j's default, max(NumCPU-1, 1), lowered to
+	// MaxThreadPoolSize when that is set and smaller.
+	CoreThreadPoolSize int
+
+	// MaxThreadPoolSize is the most workers the pool runs, at least 1 and at least
+	// CoreThreadPoolSize. 0 means Resilience4j's default, NumCPU, raised to CoreThreadPoolSize
+	// when that is larger. (Resilience4j refuses a core size above the CPU count unless the
+	// maximum is raised too; levee adapts the default instead, so that a configuration valid on
+	// one machine is valid on every machine.)
+	MaxThreadPoolSize int
+
+	// QueueCapacity is how many tasks may wait for a worker, at least 0. 0 means the default,
+	// 100; NoQueue means no queue at all (Resilience4j's 0).
+	QueueCapacity int
+
+	// KeepAliveDuration is how long a worker above CoreThreadPoolSize stays idle before it
+	// exits, at least 0. 0 means the default, 20ms; NoKeepAlive makes it exit at once.
+	KeepAliveDuration time.Duration
+}
+
+// DefaultWorkerPoolConfig returns the configuration with every default filled in for this
+// machine: max(NumCPU-1, 1) core workers, NumCPU at most, a queue of 100 and a keep-alive of
+// 20ms.
+func DefaultWorkerPoolConfig() WorkerPoolConfig { return WorkerPoolConfig{}.withDefaults() }
+
+func (c WorkerPoolConfig) withDefaults() WorkerPoolConfig {
+	cpus := runtime.NumCPU()
+	if c.MaxThreadPoolSize == 0 {
+		c.MaxThreadPoolSize = max(cpus, c.CoreThreadPoolSize)
+	}
+	if c.CoreThreadPoolSize == 0 {
+		c.CoreThreadPoolSize = max(cpus-1, 1)
+		if c.MaxThreadPoolSize > 0 {
+			c.CoreThreadPoolSize = min(c.CoreThreadPoolSize, c.MaxThreadPoolSize)
+		}
+	}
+	if c.QueueCapacity == 0 {
+		c.QueueCapacity = DefaultQueueCapacity
+	}
+	if c.KeepAliveDuration == 0 {
+		c.KeepAliveDuration = DefaultKeepAliveDuration
+	}
+	return c
+}
+
+func (c WorkerPoolConfig) validate() error {
+	switch {
+	case c.MaxThreadPoolSize < 1:
+		return fmt.Errorf("async: MaxThreadPoolSize must be >= 1, got %d", c.MaxThreadPoolSize)
+	case c.CoreThreadPoolSize < 1:
+		return fmt.Errorf("async: CoreThreadPoolSize must be >= 1, got %d", c.CoreThreadPoolSize)
+	case c.CoreThreadPoolSize > c.MaxThreadPoolSize:
+		return fmt.Errorf("async: CoreThreadPoolSize must be <= MaxThreadPoolSize (%d), got %d",
+			c.MaxThreadPoolSize, c.CoreThreadPoolSize)
+	case c.QueueCapacity < 0 && c.QueueCapacity != NoQueue:
+		return fmt.Errorf("async: QueueCapacity must be >= 0 or NoQueue, got %d", c.QueueCapacity)
+	case c.KeepAliveDuration < 0 && c.KeepAliveDuration != NoKeepAlive:
+		return fmt.Errorf("async: KeepAliveDuration must be >= 0 or NoKeepAlive, got %v", c.KeepAliveDuration)
+	}
+	return nil
+}
+
+// queueCap returns the number of tasks the queue holds.
+func (c WorkerPoolConfig) queueCap() int { return max(c.QueueCapacity, 0) }
+
+// keepAlive returns how long a surplus worker waits idle.
+func (c WorkerPoolConfig) keepAlive() time.Duration { return max(c.KeepAliveDuration, 0) }

@@ -1,0 +1,92 @@
+package async
+
+import (
+	"strconv"
+	"time"
+)
+
+// WorkerPoolEventType is the kind of a worker pool event, as Resilience4j's BulkheadEvent.Type.
+type WorkerPoolEventType int
+
+// The event types, in Resilience4j's names and with its ThreadPoolBulkhead's timing.
+const (
+	// EventCallPermitted: a task started running on a worker (not when it was accepted: a
+	// queued task is permitted when it leaves the queue).
+	EventCallPermitted WorkerPoolEventType = iota + 1
+	// EventCallRejected: Submit refused a task because the pool was full.
+	EventCallRejected
+	// EventCallFinished: a task that had started returned, whatever its outcome.
+	EventCallFinished
+)
+
+// String returns Resilience4j's name of the type: "CALL_PERMITTED", "CALL_REJECTED" or
+// "CALL_FINISHED".
+func (t WorkerPoolEventType) String() string {
+	switch t {
+	case EventCallPermitted:
+		return "CALL_PERMITTED"
+	case EventCallRejected:
+		return "CALL_REJECTED"
+	case EventCallFinished:
+		return "CALL_FINISHED"
+	}
+	return "WorkerPoolEventType(" + strconv.Itoa(int(t)) + ")"
+}
+
+// WorkerPoolEvent is what a worker pool publishes to its subscribers: the pool's name, the
+// type and the time the event was created.
+type WorkerPoolEvent struct {
+	Name string
+	Type WorkerPoolEventType
+	Time time.Time
+}
+
+// Subscribe registers fn to receive every event of p from now on and returns the function that
+// unsubscribes it. fn runs synchronously on the goroutine that caused the event (a worker for
+// CALL_PERMITTED and CALL_FINISHED, the submitter for CALL_REJECTED), outside every lock of p
+// (it may call p), and must be quick. Events are built only while someone subscribes.
+func (p *WorkerPool) Subscribe(fn func(WorkerPoolEvent)) (unsubscribe func()) {
+	return p.events.Subscribe(fn)
+}
+
+func (p *WorkerPool) publish(t WorkerPoolEventType) {
+	if p.events.Active() {
+		p.events.Publish(WorkerPoolEvent{Name: p.name, Type: t, Time: time.Now()})
+	}
+}
+
+// WorkerPoolMetrics is a snapshot of a worker pool, as Resilience4j's
+// ThreadPoolBulkhead.Metrics. All figures are read together, under the pool's lock.
+type WorkerPoolMetrics struct {
+	// CoreThreadPoolSize and MaximumThreadPoolSize are the configured sizes.
+	CoreThreadPoolSize    int
+	MaximumThreadPoolSize int
+	// ThreadPoolSize is the number of workers alive now.
+	ThreadPoolSize int
+	// ActiveThreadCount is the number of workers running a task.
+	ActiveThreadCount int
+	// AvailableThreadCount is MaximumThreadPoolSize - ActiveThreadCount.
+	AvailableThreadCount int
+	// QueueDepth is the number of tasks waiting in the queue.
+	QueueDepth int
+	// QueueCapacity is the queue's capacity (0 for NoQueue).
+	QueueCapacity int
+	// RemainingQueueCapacity is QueueCapacity - QueueDepth.
+	RemainingQueueCapacity int
+}
+
+// Metrics returns a snapshot of p.
+func (p *WorkerPool) Metrics() WorkerPoolMetrics {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return WorkerPoolMetrics{
+		CoreThreadPoolSize:     p.core,
+		MaximumThreadPoolSize:  p.max,
+		ThreadPoolSize:         p.workers,
+		ActiveThreadCount:      p.active,
+		AvailableThreadCount:   p.max - p.active,
+		QueueDepth:             p.queue.len,
+		QueueCapacity:          p.queueCap,
+		RemainingQueueCapacity: p.queueCap - p.queue.len,
+	}
+}
