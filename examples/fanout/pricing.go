@@ -1,0 +1,225 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync/atomic"
+	"time"
+
+	"github.com/levee-go/levee"
+	"github.com/levee-go/levee/async"
+	"github.com/levee-go/levee/bulkhead"
+	"github.com/levee-go/levee/circuitbreaker"
+	"github.com/levee-go/levee/examples/payment"
+	"github.com/levee-go/levee/fallback"
+	"github.com/levee-go/levee/timelimiter"
+)
+
+// quote is what the shop shows for a book.
+type quote struct {
+	Cents int64
+	Kind  string // "live", or the kind of fallback that answered
+}
+
+func (q quote) String() string {
+	switch q.Kind {
+	case "default":
+		return "price on request (default)"
+	case "degraded":
+		return fmt.Sprintf("from $%d.%02d (catalogue list price, degraded)", q.Cents/100, q.Cents%100)
+	}
+	return fmt.Sprintf("$%d.%02d (%s)", q.Cents/100, q.Cents%100, q.Kind)
+}
+
+// errPriceUnavailable is the fail-fast answer: no honest price exists, and the storefront maps
+// it to "503, try again later". It keeps its cause.
+var errPriceUnavailable = errors.New("price unavailable")
+
+// skuKey carries a book's SKU to the degraded fallback, which needs it to look the book up in
+// the catalogue.
+type skuKey struct{}
+
+// shop is the pricing service: the gateway, its client, the books and the cache of last known
+// prices that the cached fallback serves.
+type shop struct {
+	gw     *payment.Gateway
+	client *payment.Client
+	skus   []string
+	cache  fallback.LastKnown[string, quote]
+	// invoked counts the calls of live in the current run: the calls that got past every
+	// pattern and sent a request.
+	invoked atomic.Int64
+}
+
+// kind is one kind of fallback, as the seeds list them.
+type kind struct {
+	name    string
+	handler func(s *shop) func(ctx context.Context, err error) (quote, error)
+}
+
+func kinds() []kind {
+	return []kind{
+		{"cached", func(s *shop) func(context.Context, error) (quote, error) {
+			// The last price seen from the gateway, marked as such.
+			return s.cache.Serve(func(q quote) quote { q.Kind = "cached"; return q })
+		}},
+		{"default", func(*shop) func(context.Context, error) (quote, error) {
+			// A neutral answer for an optional feature: no price shown.
+			return fallback.Value(quote{Kind: "default"})
+		}},
+		{"degraded", func(*shop) func(context.Context, error) (quote, error) {
+			// Part of the answer is still available: the catalogue's list price, without the
+			// gateway's live price.
+			return func(ctx context.Context, err error) (quote, error) {
+				sku, _ := ctx.Value(skuKey{}).(string)
+				return quote{Cents: payment.ListPrice(sku), Kind: "degraded"}, nil
+			}
+		}},
+		{"fail fast", func(*shop) func(context.Context, error) (quote, error) {
+			return fallback.FailFast[quote](func(cause error) error {
+				return fmt.Errorf("%w: %w", errPriceUnavailable, cause)
+			})
+		}},
+	}
+}
+
+// patterns are the breaker, time limiter and bulkhead of one run, fresh for each so that no
+// run inherits another's open breaker.
+type patterns struct {
+	cb *circuitbreaker.CircuitBreaker
+	tl *timelimiter.TimeLimiter
+	bh *bulkhead.Bulkhead
+}
+
+func newPatterns() patterns {
+	cb, err := circuitbreaker.New("pricing", circuitbreaker.Config{
+		SlidingWindowSize:       20,
+		MinimumNumberOfCalls:    minCalls,
+		FailureRateThreshold:    50,
+		WaitDurationInOpenState: time.Minute,
+		IgnoreErrors:            []error{payment.ErrInvalidOrder},
+	})
+	must(err)
+	tl, err := timelimiter.New("pricing", timelimiter.Config{TimeoutDuration: timeLimit})
+	must(err)
+	// The time limiter sits outside the bulkhead (Resilience4j's order), so a call it gives up
+	// on holds its permit until the cancelled request has unwound, a moment after the limiter
+	// returned. The next book waits for it rather than being refused.
+	bh, err := bulkhead.New("pricing", bulkhead.Config{MaxConcurrentCalls: concurrency, MaxWaitDuration: time.Second})
+	must(err)
+	return patterns{cb, tl, bh}
+}
+
+func (p patterns) pipeline(fb *fallback.Fallback[quote]) *levee.Pipeline[quote] {
+	return levee.DefaultPipeline(levee.Patterns{CircuitBreaker: p.cb, TimeLimiter: p.tl, Bulkhead: p.bh}, fb)
+}
+
+// waitAbandoned waits until the calls the time limiter gave up on have returned, and so given
+// their bulkhead permits back: a cancelled HTTP request unwinds a moment after the limiter has
+// answered.
+func (p patterns) waitAbandoned() {
+	deadline := time.Now().Add(5 * time.Second)
+	for p.tl.Metrics().NumberOfAbandonedCalls > 0 && time.Now().Before(deadline) {
+		time.Sleep(time.Millisecond)
+	}
+}
+
+func must(err error) {
+	if err != nil {
+		panic(err) // the configurations above are constants: an error is a bug in this program
+	}
+}
+
+// live prices one book on the gateway.
+func (s *shop) live(ctx context.Context, sku string) (quote, error) {
+	s.invoked.Add(1)
+	cents, err := s.client.Price(ctx, sku)
+	if err != nil {
+		return quote{}, err
+	}
+	return quote{Cents: cents, Kind: "live"}, nil
+}
+
+// fanOut prices every SKU through p, concurrency at a time. Each call's context carries its SKU,
+// for the cached and degraded fallbacks.
+func (s *shop) fanOut(p *levee.Pipeline[quote], skus []string) []async.Result[quote] {
+	results, _ := async.Map(context.Background(), p, s.live, skus,
+		async.MaxConcurrency(concurrency),
+		async.ItemContext(func(ctx context.Context, i int) context.Context {
+			ctx = context.WithValue(ctx, skuKey{}, skus[i])
+			return s.cache.WithKey(ctx, skus[i])
+		}))
+	return results
+}
+
+// warmUp prices the first warmBooks books while the gateway is healthy and keeps their prices
+// as the last known ones.
+func (s *shop) warmUp(c *checks) {
+	s.reset(payment.ModeOK)
+	skus := s.skus[:warmBooks]
+	results := s.fanOut(newPatterns().pipeline(nil), skus)
+	live := 0
+	for i, r := range results {
+		if r.Err == nil && r.Value.Kind == "live" {
+			live++
+			s.cache.Put(skus[i], r.Value)
+		}
+	}
+	s.waitIdle()
+	fmt.Printf("warm-up, gateway healthy: %d books priced live, their prices kept as last known (gateway received %d)\n\n",
+		live, s.gw.Received())
+	c.expect("warm-up: every book priced live", warmBooks, live)
+	c.expect("warm-up: the gateway received one request per book", warmBooks, int(s.gw.Received()))
+}
+
+// price runs one fan-out of every book in phase ph with the fallback kind k, prints its row and
+// checks it.
+func (s *shop) price(c *checks, ph phase, k kind) {
+	s.reset(ph.mode)
+	s.invoked.Store(0)
+	fb, err := fallback.New(k.name, fallback.OnAny(k.handler(s)))
+	must(err)
+	pats := newPatterns()
+	results := s.fanOut(pats.pipeline(fb), s.skus)
+	pats.waitAbandoned()
+	s.waitIdle()
+	t := tally(results)
+	fmt.Printf("  %-10s %5d %9d %7d %8d %8d %9d  %s · %s\n",
+		k.name, t.live, t.answered, t.errors, t.admitted(), t.refused, s.gw.Received(),
+		describe(results[0]), describe(results[len(results)-1]))
+	s.check(c, ph, k, results, t, pats)
+}
+
+// describe says in a few words what one book got.
+func describe(r async.Result[quote]) string {
+	switch {
+	case r.Err != nil && errors.Is(r.Err, fallback.ErrNoLastKnown):
+		return "no last known price"
+	case r.Err != nil:
+		return errorKind(r.Err)
+	default:
+		return r.Value.String()
+	}
+}
+
+// errorKind names an error by what caused it: the storefront's fail-fast error and its cause.
+func errorKind(err error) string {
+	var cause string
+	switch {
+	case errors.Is(err, circuitbreaker.ErrCallNotPermitted):
+		cause = "breaker open"
+	case errors.Is(err, bulkhead.ErrBulkheadFull):
+		cause = "bulkhead full"
+	case errors.Is(err, timelimiter.ErrTimeout):
+		cause = "timeout"
+	case errors.Is(err, payment.ErrGateway):
+		cause = "gateway error"
+	default:
+		cause = err.Error()
+	}
+	if errors.Is(err, errPriceUnavailable) {
+		return "price unavailable (" + cause + ")"
+	}
+	return cause
+}
