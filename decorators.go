@@ -96,6 +96,12 @@ type Patterns struct {
 // deadline, and holds the bulkhead only while it runs; the fallback answers only when the retry
 // has given up. Unlike Resilience4j's annotations, the fallback cannot be placed inside the
 // retry here: use Compose or Of for another order. Nil fields and a nil fb are skipped.
+//
+// Because the bulkhead sits inside the time limiter, an attempt the time limiter has given up
+// on keeps its bulkhead permit until the call really returns (its context is cancelled at the
+// deadline, so a call that honours it returns at once). The bulkhead thus counts what really
+// runs against the dependency; give it a MaxWaitDuration if the next attempt should wait for
+// that permit rather than be refused.
 func DefaultPipeline[T any](ps Patterns, fb *fallback.Fallback[T]) *Pipeline[T] {
 	return Compose[T]().
 		WithBulkhead(ps.Bulkhead).
