@@ -211,7 +211,15 @@ func exec[A, T any](ctx context.Context, layers []layer[T], i int, fn func(conte
 	case kindCircuitBreaker:
 		return circuitbreaker.Execute(ctx, l.cb, next)
 	case kindRetry:
-		return retry.Execute(ctx, l.rt, next)
+		if out == nil {
+			return retry.Execute(ctx, l.rt, next)
+		}
+		// Each attempt reports its own outcome: a fallback that answered an earlier attempt
+		// whose result was then retried did not produce what this attempt returns.
+		return retry.Execute(ctx, l.rt, func(ctx context.Context) (T, error) {
+			*out = Outcome{}
+			return next(ctx)
+		})
 	case kindFallback:
 		v, o, err := fallback.ExecuteOutcome(ctx, l.fb, next)
 		if o.Fallback && out != nil {

@@ -215,6 +215,25 @@ func TestOutcomeThroughTimeLimiter(t *testing.T) {
 	})
 }
 
+// Retry(Fallback(call)): a retry that answers live after a fallback's answer was retried on its
+// result reports a live answer, not the earlier attempt's fallback.
+func TestOutcomeIsResetForEachRetryAttempt(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		rt := newRetry(t, 3, retry.Config{RetryOnResultPredicate: func(v any) bool { return v == "stale" }})
+		p := levee.Compose[string]().WithFallback(newFallback(t, "stale")).WithRetry(rt)
+		b := &backend{}
+		b.failing.Store(true)
+		v, out, err := p.ExecuteOutcome(context.Background(), func(ctx context.Context) (string, error) {
+			defer b.failing.Store(false) // only the first attempt fails
+			return b.call(ctx)
+		})
+		require.NoError(t, err)
+		assert.Equal(t, "ok", v)
+		assert.Equal(t, levee.Outcome{}, out, "the live answer of the second attempt")
+		assert.Equal(t, int64(2), b.calls.Load())
+	})
+}
+
 func TestPanicBecomesAnErrorAndReleasesPermits(t *testing.T) {
 	bh, err := bulkhead.New("bh", bulkhead.Config{MaxConcurrentCalls: 1})
 	require.NoError(t, err)
