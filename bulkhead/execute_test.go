@@ -244,3 +244,25 @@ func TestSeedBulkheadOfThreeTenConcurrentSlowCalls(t *testing.T) {
 		assert.Equal(t, metrics(3, 3, 0), b.Metrics())
 	})
 }
+
+// nilCodeError's Is method reads its receiver, so a typed nil *nilCodeError returned as an
+// error makes errors.Is panic.
+type nilCodeError struct{ code int }
+
+func (e *nilCodeError) Error() string { return "code error" }
+func (e *nilCodeError) Is(error) bool { return e.code == 404 }
+
+// TestExecuteErrorWhoseIsMethodPanicsReleases: telling the caller's cancellation runs the Is
+// methods of the call's error, user code; a panic there must neither crash the caller nor keep
+// the permit.
+func TestExecuteErrorWhoseIsMethodPanicsReleases(t *testing.T) {
+	b := newBulkhead(t, bulkhead.Config{MaxConcurrentCalls: 1})
+	ctx, cancel := context.WithCancel(context.Background())
+	var typedNil *nilCodeError
+	_, err := bulkhead.Execute(ctx, b, func(context.Context) (int, error) {
+		cancel()
+		return 0, typedNil
+	})
+	assert.Equal(t, error(typedNil), err)
+	assert.Equal(t, metrics(1, 1, 0), b.Metrics())
+}

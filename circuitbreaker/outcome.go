@@ -91,10 +91,17 @@ const (
 	ignored
 )
 
-func (cb *CircuitBreaker) classify(err error) classification {
+func (cb *CircuitBreaker) classify(err error) (c classification) {
 	if err == nil {
 		return failure
 	}
+	// Matching runs the Is and As methods of err's chain, user code: one that panics records
+	// the call as a failure rather than crash the caller holding a HALF_OPEN permit.
+	defer func() {
+		if recover() != nil {
+			c = failure
+		}
+	}()
 	// User predicates that panic err on the side of recording the failure: a broken ignore
 	// predicate ignores nothing, a broken record predicate records.
 	if cb.ignoreList.Match(err) || cb.cfg.IgnoreErrorPredicate != nil && safe.Predicate(cb.cfg.IgnoreErrorPredicate, err, false) {

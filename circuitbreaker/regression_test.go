@@ -197,3 +197,26 @@ func TestConsumerCallingBackIntoBreaker(t *testing.T) {
 		})
 	}
 }
+
+// nilCodeError is an error type whose Is method reads its receiver: returned as a typed nil
+// pointer (the classic Go mistake), its Is method panics inside errors.Is.
+type nilCodeError struct{ code int }
+
+func (e *nilCodeError) Error() string        { return "code error" }
+func (e *nilCodeError) Is(target error) bool { return e.code == 404 && target == errInvalid }
+
+// TestErrorWhoseIsMethodPanics: classifying an error runs its Is and As methods, user code. A
+// panic there is recorded as a failure instead of crashing the caller with the HALF_OPEN probe
+// permit leaked.
+func TestErrorWhoseIsMethodPanics(t *testing.T) {
+	cfg := small()
+	cfg.IgnoreErrors = []error{errInvalid}
+	cfg.InitialState = cb.HalfOpen
+	b := mustNew(t, cfg)
+	var typedNil *nilCodeError
+	for range 2 {
+		_, err := cb.Execute(context.Background(), b, func(context.Context) (int, error) { return 0, typedNil })
+		require.Equal(t, error(typedNil), err, "the call's own error comes back")
+	}
+	assert.Equal(t, cb.Open, b.State(), "two failed probes of two reopen the breaker")
+}

@@ -308,3 +308,26 @@ func TestPanicsAreRetriedAsPanicErrors(t *testing.T) {
 	assert.ErrorIs(t, err, errGateway)
 	assert.ErrorIs(t, err, retry.ErrMaxRetriesExceeded)
 }
+
+// nilCodeError's Is method reads its receiver, so a typed nil *nilCodeError returned as an
+// error makes errors.Is panic.
+type nilCodeError struct{ code int }
+
+func (e *nilCodeError) Error() string { return "code error" }
+func (e *nilCodeError) Is(error) bool { return e.code == 404 }
+
+// TestErrorWhoseIsMethodPanicsAfterCancellation: telling the caller's cancellation runs the Is
+// methods of the attempt's error, user code; a panic there must not crash the caller.
+func TestErrorWhoseIsMethodPanicsAfterCancellation(t *testing.T) {
+	r := newRetry(t, retry.Config{MaxAttempts: 3, WaitDuration: retry.NoWait})
+	ctx, cancel := context.WithCancel(context.Background())
+	var typedNil *nilCodeError
+	calls := 0
+	_, err := retry.Execute(ctx, r, func(context.Context) (int, error) {
+		calls++
+		cancel()
+		return 0, typedNil
+	})
+	assert.ErrorIs(t, err, context.Canceled, "no attempt after the cancellation")
+	assert.Equal(t, 1, calls)
+}

@@ -123,7 +123,7 @@ func (a *attempt[T]) outcome(ctx context.Context, start time.Time) (T, error) {
 		return v, nil
 	case safe.CallerCancelled(ctx, err):
 		return v, err
-	case errors.Is(err, context.DeadlineExceeded) && a.ctx.Err() == context.DeadlineExceeded:
+	case a.ctx.Err() == context.DeadlineExceeded && safe.Is(err, context.DeadlineExceeded):
 		// The attempt's deadline fired before the call returned, and the call reports it:
 		// that is this limiter's timeout, whichever goroutine the scheduler ran first.
 		return zero, tl.recordTimeout(time.Since(start), err)

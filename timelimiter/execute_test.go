@@ -384,3 +384,28 @@ func TestDecorate(t *testing.T) {
 		synctest.Wait()
 	})
 }
+
+// nilCodeError's Is method reads its receiver, so a typed nil *nilCodeError returned as an
+// error makes errors.Is panic.
+type nilCodeError struct{ code int }
+
+func (e *nilCodeError) Error() string { return "code error" }
+func (e *nilCodeError) Is(error) bool { return e.code == 404 }
+
+// TestErrorWhoseIsMethodPanicsIsAnError: matching the call's error against the deadline runs
+// its Is methods, user code; a panic there must not crash the caller.
+func TestErrorWhoseIsMethodPanicsIsAnError(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		tl := newLimiter(t, timelimiter.Config{TimeoutDuration: time.Second})
+		var typedNil *nilCodeError
+		_, err := timelimiter.Execute(context.Background(), tl, sleeper(10*time.Millisecond, 0, typedNil))
+		assert.Equal(t, error(typedNil), err)
+		_, err = timelimiter.Execute(context.Background(), tl, func(ctx context.Context) (int, error) {
+			<-ctx.Done() // returns at the deadline
+			return 0, typedNil
+		})
+		assert.ErrorIs(t, err, timelimiter.ErrTimeout)
+		synctest.Wait()
+		assert.Equal(t, timelimiter.Metrics{NumberOfFailedCalls: 1, NumberOfTimedOutCalls: 1}, tl.Metrics())
+	})
+}

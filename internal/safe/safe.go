@@ -66,7 +66,19 @@ func CallerCancelled(ctx context.Context, err error) bool {
 		return false
 	}
 	cerr := ctx.Err()
-	return cerr != nil && errors.Is(err, cerr)
+	return cerr != nil && Is(err, cerr)
+}
+
+// Is is errors.Is(err, target) for an err that comes from user code: the Is methods of its
+// chain are user code too (a typed nil pointer whose Is reads its receiver panics), and a panic
+// there reports false instead of crashing the pattern that classifies err.
+func Is(err, target error) (is bool) {
+	defer func() {
+		if recover() != nil {
+			is = false
+		}
+	}()
+	return errors.Is(err, target)
 }
 
 // Predicate calls a user predicate p(v) and returns onPanic instead of crashing when p panics.
