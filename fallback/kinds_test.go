@@ -151,7 +151,8 @@ func TestLastKnownConcurrent(t *testing.T) {
 		wg.Go(func() {
 			for i := range 200 {
 				c.Put(i%10, g)
-				if v, ok := c.Get(i % 10); !ok || v < 0 || v >= 8 {
+				// Another goroutine may delete the key between Put and Get.
+				if v, ok := c.Get(i % 10); ok && (v < 0 || v >= 8) {
 					t.Errorf("Get(%d) = %d, %v", i%10, v, ok)
 				}
 				if i%50 == 0 {
