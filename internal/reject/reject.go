@@ -14,6 +14,8 @@ type Rejection interface {
 
 // Is reports whether err, or any error in its chain, is a levee rejection.
 func Is(err error) bool {
-	var r Rejection
-	return errors.As(err, &r) && r.LeveeRejection()
+	// errors.AsType, unlike errors.As with a pointer to a local, does not move the target to
+	// the heap: breakers and retries classify every failure with Is.
+	r, ok := errors.AsType[Rejection](err)
+	return ok && r.LeveeRejection()
 }
