@@ -301,6 +301,33 @@ func TestCallerCancellationReleasesEverything(t *testing.T) {
 	})
 }
 
+// A caller that cancels with a cause (context.WithCancelCause) and a call that returns
+// context.Cause(ctx) is still the caller's own cancellation: not retried, not recorded, not
+// answered, every permit released.
+func TestCallerCancellationWithCauseReleasesEverything(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		bh, err := bulkhead.New("bh", bulkhead.Config{MaxConcurrentCalls: 1})
+		require.NoError(t, err)
+		cb := newBreaker(t, 2)
+		rt := newRetry(t, 3, retry.Config{})
+		p := levee.DefaultPipeline(levee.Patterns{Retry: rt, CircuitBreaker: cb, Bulkhead: bh}, newFallback(t, "stale"))
+		errGone := errors.New("client went away")
+		ctx, cancel := context.WithCancelCause(context.Background())
+		var calls atomic.Int64
+		go func() { time.Sleep(time.Second); cancel(errGone) }()
+		_, out, err := p.ExecuteOutcome(ctx, func(ctx context.Context) (string, error) {
+			calls.Add(1)
+			<-ctx.Done()
+			return "", context.Cause(ctx)
+		})
+		require.ErrorIs(t, err, errGone)
+		assert.False(t, out.Fallback, "the caller has gone: no fallback answer")
+		assert.Equal(t, int64(1), calls.Load(), "not retried")
+		assert.Equal(t, 0, cb.Metrics().NumberOfBufferedCalls)
+		assert.Equal(t, 1, bh.Metrics().AvailableConcurrentCalls)
+	})
+}
+
 func TestPipelinesAreImmutable(t *testing.T) {
 	cb := newBreaker(t, 10)
 	base := levee.Compose[string]().WithCircuitBreaker(cb)

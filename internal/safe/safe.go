@@ -60,13 +60,21 @@ func Ctx(ctx context.Context) context.Context {
 }
 
 // CallerCancelled reports whether err is the caller's own cancellation: ctx is done and err
-// matches ctx.Err(). Patterns release, rather than record, such calls.
+// matches ctx.Err() or context.Cause(ctx) (a call that honours its context may return either).
+// Patterns release, rather than record, such calls.
 func CallerCancelled(ctx context.Context, err error) bool {
 	if err == nil {
 		return false
 	}
 	cerr := ctx.Err()
-	return cerr != nil && Is(err, cerr)
+	if cerr == nil {
+		return false
+	}
+	if Is(err, cerr) {
+		return true
+	}
+	cause := context.Cause(ctx)
+	return cause != nil && cause != cerr && Is(err, cause)
 }
 
 // Is is errors.Is(err, target) for an err that comes from user code: the Is methods of its
