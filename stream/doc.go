@@ -1,0 +1,73 @@
+// Package stream applies levee's patterns to streams carried by Go channels, in the two ways
+// Resilience4j's reactive operators do: per emission, where each element is one guarded call,
+// and per subscription, where the whole stream is one.
+//
+// # Per emission
+//
+// Map, Filter, FlatMap and Batch read elements from a channel and make one call per element
+// (per batch for Batch) through a *levee.Pipeline, so that one bad element is one failed
+// Result, not a dead stream:
+//
+//	results, err := stream.Map(ctx, orders, pricing, priceOrder, stream.Concurrency(4))
+//	for r := range results {
+//		// r.In is the order, r.Value its price, r.Err the failure, r.Fallback a cached answer
+//	}
+//
+// Every input element yields exactly one Result (Filter, FlatMap and Batch say how they
+// differ), in input order unless Unordered is given, or the stream ends early: with
+// StopOnError, after a last Result whose *StoppedError names the element that stopped it;
+// when ctx is done, by closing. Concurrency n bounds the calls in flight to n and the
+// operator's goroutines to n + 2, and no more than n elements are taken from the input ahead
+// of the consumer, so a slow consumer slows the calls and nothing buffers without bound. With
+// Concurrency 1 and a pipeline without TimeLimiter, an element costs no allocation and about
+// what a plain channel stage costs: each channel operation is tried without blocking first,
+// and selects on the context only when it would block.
+//
+// # Per subscription
+//
+// Subscribe runs a lazy Source — a function that produces the stream, called once per
+// attempt — under levee.Patterns as one call: permission is taken when an attempt starts,
+// success is recorded when it ends cleanly and failure when it ends with an error; when the
+// consumer cancels, the breaker permission is released unrecorded if nothing was emitted and
+// counts as a success otherwise (Resilience4j's Flux operators). Retry starts the stream over
+// by calling the Source again; a fallback source replaces a stream that failed for good; a
+// TimeLimiter bounds the time to the first element and between elements (or the whole
+// stream). FromChan adapts a func(ctx) (<-chan T, error) source.
+//
+// # Cancellation and leaks
+//
+// Every goroutine an operator starts ends when its input is closed (Subscribe: its Source
+// returns) or when the consumer's context is done, and calls in flight at that moment are
+// cancelled, releasing their bulkhead and half-open permits and their rate-limiter
+// reservations without being recorded as failures. Once an output channel is closed, the
+// operator's goroutines have ended or are ending and every call it made has returned.
+//
+// One leak cannot be prevented: a consumer that stops reading without cancelling the
+// context leaves the operator blocked on its next send for ever, as with any channel. Stop
+// reading only after cancelling, or read to the end:
+//
+//	ctx, cancel := context.WithCancel(ctx)
+//	defer cancel() // ends the operator even when the loop below returns early
+//
+// Likewise the goroutine feeding an operator's input should select on the same context,
+// since an operator that stops early (StopOnError, cancellation) stops reading its input.
+//
+// # How levee differs from Resilience4j, and why
+//
+//   - The source is built inside the guarded execution: an error returned or a panic raised
+//     while building the stream reaches retry and the fallback. In Reactor, a method that
+//     throws before returning its Mono or Flux skips the fallback.
+//   - A panic in a guarded function becomes a *levee.PanicError result, never a crash.
+//   - Cancellation is never reported as completion: a cancelled stream just closes, and the
+//     consumer tells it by ctx.Err(); a stream that failed always ends with an item or
+//     result carrying the error.
+//   - A TimeLimiter on a subscription bounds the Source's own time: time spent waiting for a
+//     slow consumer does not count towards the first-element and gap bounds, so backpressure
+//     is never taken for a slow dependency. It records one outcome per attempt, where
+//     Resilience4j's Flux operator publishes a SUCCESS per element as well.
+//   - The rate limiter waits for a permission (cancellable) where Resilience4j's operator
+//     delays the subscription by the reservation and cannot give it back.
+//   - Retry matches RetryOnResultPredicate against each element before delivering it, as
+//     Resilience4j does; the breaker does not apply RecordResultPredicate to elements (as
+//     Resilience4j's Flux operator).
+package stream

@@ -1,0 +1,151 @@
+package stream
+
+import (
+	"context"
+	"fmt"
+)
+
+// Option configures one operator of this package. Options are built by the functions below
+// and are not generic, except for the fallbacks, whose type arguments are inferred from the
+// function given. Each option says which operators it applies to; an operator given an option
+// that does not apply, or an invalid one, returns an error naming it before it starts anything.
+// The zero Option is refused.
+type Option struct {
+	name  string
+	scope scope
+	apply func(*settings)
+}
+
+// scope is the set of operators an Option applies to.
+type scope uint8
+
+const (
+	perEmission     scope = 1 << iota // Map, Filter, FlatMap, Batch
+	perSubscription                   // Subscribe
+)
+
+// settings is what the options of one operator amount to.
+type settings struct {
+	concurrency int
+	unordered   bool
+	stopOnError bool
+	buffer      int
+	fallback    any // func(context.Context, V, error) (R, error), checked by the operator
+	fbSource    any // func(context.Context, error, func(T) error) error, checked by Subscribe
+	bounds      TimeBound
+	boundsSet   bool
+	err         error // the first invalid option
+}
+
+func (s *settings) invalid(format string, args ...any) {
+	if s.err == nil {
+		s.err = fmt.Errorf("stream: "+format, args...)
+	}
+}
+
+// collect applies opts for the operator op, whose options must be in sc.
+func collect(op string, sc scope, opts []Option) (settings, error) {
+	s := settings{concurrency: 1}
+	for i, o := range opts {
+		if o.apply == nil {
+			return s, fmt.Errorf("stream: option %d of %s is the zero Option", i, op)
+		}
+		if o.scope&sc == 0 {
+			return s, fmt.Errorf("stream: option %s does not apply to %s", o.name, op)
+		}
+		o.apply(&s)
+		if s.err != nil {
+			return s, s.err
+		}
+	}
+	return s, nil
+}
+
+// Concurrency lets up to n calls run at the same time (default 1), each in one of n worker
+// goroutines. Results still come out in input order unless Unordered is given: a result that
+// is ready waits for the ones before it, and no more than n elements are taken from the input
+// before their results are sent, so the reorder window is n. n must be at least 1.
+//
+// It applies to Map, Filter, FlatMap and Batch.
+func Concurrency(n int) Option {
+	return Option{name: "Concurrency", scope: perEmission, apply: func(s *settings) {
+		if n < 1 {
+			s.invalid("Concurrency must be >= 1, got %d", n)
+			return
+		}
+		s.concurrency = n
+	}}
+}
+
+// Unordered sends each result as soon as its call ends, instead of in input order. The
+// Index of each Result still gives the position of its element in the input. With a
+// Concurrency of 1 the order is the input's either way.
+//
+// It applies to Map, Filter, FlatMap and Batch.
+func Unordered() Option {
+	return Option{name: "Unordered", scope: perEmission, apply: func(s *settings) { s.unordered = true }}
+}
+
+// StopOnError ends the stream at the first failed element (a Result whose Err is not nil
+// once every fallback has had its say): that Result is the last one sent, its Err a
+// *StoppedError naming the element, calls still running are cancelled and no further element
+// is read from the input. "First" is in input order by default and in completion order with
+// Unordered. By default a failed element is one Result among others and the stream goes on.
+//
+// It applies to Map, Filter, FlatMap and Batch.
+func StopOnError() Option {
+	return Option{name: "StopOnError", scope: perEmission, apply: func(s *settings) { s.stopOnError = true }}
+}
+
+// Buffer gives the output channel a capacity of n results or items (default 0, unbuffered).
+// A buffer lets the operator run up to n results ahead of a slow consumer, which saves
+// goroutine switches on fast streams; it is the only buffering between the operator and its
+// consumer, so backpressure still reaches the calls once it is full. Results already in the
+// buffer when the consumer cancels stay readable until the channel is drained. n must be at
+// least 0.
+//
+// It applies to every operator.
+func Buffer(n int) Option {
+	return Option{name: "Buffer", scope: perEmission | perSubscription, apply: func(s *settings) {
+		if n < 0 {
+			s.invalid("Buffer must be >= 0, got %d", n)
+			return
+		}
+		s.buffer = n
+	}}
+}
+
+// WithFallback answers a failed element with fn(ctx, in, err): in is the element and err the
+// error the pipeline gave up with (after its retries and its own fallback, if any). It runs
+// outermost, so it sees every failure the pipeline returns, rejections included. When fn
+// answers, the Result carries its value with Fallback true and Cause err. When fn returns an
+// error or panics, the Result's Err is a *fallback.Error holding both fn's error (a
+// *levee.PanicError after a panic) and err. fn is not called for an element whose call ended
+// because the operator's context was cancelled.
+//
+// The type of fn must match the operator: func(context.Context, V, error) (R, error) for
+// Map[V, R] and FlatMap (R being the slice the call returns), with R bool for Filter and V a
+// slice of elements for Batch; the operator refuses any other with an error. It applies to
+// Map, Filter, FlatMap and Batch. A nil fn is refused.
+func WithFallback[V, R any](fn func(ctx context.Context, in V, err error) (R, error)) Option {
+	return Option{name: "WithFallback", scope: perEmission, apply: func(s *settings) {
+		if fn == nil {
+			s.invalid("WithFallback needs a function, got nil")
+			return
+		}
+		s.fallback = fn
+	}}
+}
+
+// elementFallback returns the fallback of s as the function type the operator needs.
+func elementFallback[V, R any](op string, s *settings) (func(context.Context, V, error) (R, error), error) {
+	if s.fallback == nil {
+		return nil, nil
+	}
+	fb, ok := s.fallback.(func(context.Context, V, error) (R, error))
+	if !ok {
+		return nil, fmt.Errorf("stream: %s needs a WithFallback function of type %T, got %T",
+			op, (func(context.Context, V, error) (R, error))(nil), s.fallback)
+	}
+	return fb, nil
+}
