@@ -1,0 +1,99 @@
+// Package operators applies levee's patterns to github.com/reactivex/rxgo/v2 (v2.5.0)
+// Observables, per emission and per subscription, with the semantics of levee's stream
+// package and without rxgo's goroutine leaks.
+//
+// It is a module of its own because importing rxgo links testing, testify and a few other
+// modules into every binary: users of levee's core do not pay for it.
+//
+// # Per emission
+//
+// Map, MapResults, Filter and FlatMap return an Operator that makes one guarded call per value
+// item, through a *levee.Pipeline (any composition of the patterns and a fallback), and emits
+// the value or an error item in input order, so one bad element is one error item, not a dead
+// stream:
+//
+//	price, err := operators.Map(pricing, quote, operators.Concurrency(4))
+//	...
+//	for it := range price(orders).Observe(rxgo.WithContext(ctx)) { ... }
+//
+// Concurrency, Unordered, StopOnError, Buffer and WithFallback mean what they mean in the
+// stream package; each call goes through levee.ApplyOutcome without a closure per item. Error
+// items of the upstream are forwarded in their place and are no call's failure.
+//
+// # Per subscription
+//
+// CircuitBreaker, Bulkhead, RateLimiter, TimeLimiter, Retry and Fallback guard a whole
+// subscription as one call, as Resilience4j's reactor operators: permission when the
+// subscription starts (a refusal is an error item, and the upstream is never observed);
+// success when the upstream completes, failure at its first error item, which ends the
+// subscription; when the consumer cancels, the permission released unrecorded if no item had
+// come, a success if one had. Retry and Lazy take a Source, a function that builds the
+// Observable inside the guarded execution, once per subscription or attempt: an error or a
+// panic while building reaches the breaker, the retry and the fallback, and every retry
+// subscribes to a fresh Observable. Guard composes them all in the default pipeline's order;
+// it is stream.Subscribe for Observables.
+//
+// # Between channels and Observables
+//
+// FromSource, FromChan, FromResults and FromItems turn the stream package's sources and
+// outputs into Observables that can be observed again; ToSource and ToChan go the other way.
+// Collect, ForEach and First consume an Observable and return ctx.Err() when the context ends
+// first. None of them loses an element, an error or a cancellation.
+//
+// # rxgo's pitfalls, and what this package does about each
+//
+//   - rxgo has no unsubscribe: a cancelled context is the only way to stop a subscription.
+//     Every operator here observes its upstream under a context of its own, derived from the
+//     one given to Observe and cancelled whenever the operator stops (completion, an error
+//     that ends the subscription, StopOnError, a time limit, a retry starting over, the
+//     consumer's cancellation), so the upstream's goroutines are told to end. rxgo's Take,
+//     First and stop-on-error operators stop reading without telling their upstream, which
+//     then leaks even when the output was drained.
+//   - Many rxgo operators read the context given when they are built, not the one given to
+//     Observe (FlatMap, Debounce, Buffer*, Window*, every Single, Retry, BackOffRetry,
+//     Create, Start, Interval, Merge, ...). Here every Observable is rxgo.Defer-based and
+//     reads the context of Observe; a Source receives the subscription's context, so rxgo
+//     factories built in it with rxgo.WithContext(ctx) end with the subscription.
+//   - Eager factories (Create, Start, Interval, Retry, BackOffRetry) start at construction and
+//     leak when never observed; built in a Source they start only when subscribed to.
+//   - Single-use Observables (Create, Start, FromChannel, Retry's output, eager observation)
+//     give the same drained channel to a second observer, so rxgo's Retry silently completes
+//     over them, and FlatMap or a Single observed twice crashes. Retry here builds a fresh
+//     Observable for each attempt from its Source, and an operator that is handed the same
+//     channel again after it emitted refuses it with ErrSingleUse instead of completing.
+//   - Cancellation looks like completion in rxgo: the channel closes with no error, ToSlice
+//     returns a nil error and ForEach calls its completed function. Collect, ForEach, First
+//     and ToChan return ctx.Err(); the per-subscription operators tell a cancelled
+//     subscription from a completed one and record neither as a success by mistake.
+//   - rxgo's WithPool loses the order and keeps going after an error; Serialize deadlocks.
+//     Concurrency here keeps the input order unless Unordered is asked for, and StopOnError
+//     stops promptly.
+//   - A panic in a function given to rxgo kills the process. Guarded functions, Sources and
+//     fallbacks here run under recover: a panic becomes a *levee.PanicError error item.
+//   - rxgo's OnErrorResumeNext resubscribes to a failing fallback for ever; Fallback here
+//     subscribes to the replacement once and ends with its error.
+//   - A context deadline ends an rxgo stream silently; TimeLimiter ends it with a
+//     *timelimiter.TimeoutError.
+//
+// What no operator can prevent: a consumer that stops reading without cancelling its context
+// leaves the goroutines that feed it blocked on their next send for ever, as with any
+// channel. Always observe with a context and cancel it:
+//
+//	ctx, cancel := context.WithCancel(ctx)
+//	defer cancel() // ends every goroutine of the chain, even when the loop below returns early
+//	for it := range obs.Observe(rxgo.WithContext(ctx)) { ... }
+//
+// rxgo operators placed above these ones need the same context at construction when they read
+// it there (rxgo.WithContext(ctx) to FlatMap, Retry, Merge, ...), and rxgo's Merge, Concat,
+// Reduce after an error, connectable Observables and FromEventSource leak even after a
+// cancellation: prefer these operators and the stream package's helpers under early
+// termination.
+//
+// # How levee differs from Resilience4j, and why
+//
+// The per-subscription operators follow stream.Subscribe, whose documentation lists the
+// differences: the source is built inside the guarded execution (Reactor skips the fallback
+// for a method that throws before returning its Flux); a TimeLimiter times the upstream only
+// (not a slow consumer) and records one outcome per subscription; the rate limiter waits
+// cancellably and hands a cancelled reservation back; panics are errors.
+package operators

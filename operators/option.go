@@ -1,0 +1,191 @@
+package operators
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/levee-go/levee/stream"
+	"github.com/reactivex/rxgo/v2"
+)
+
+// Option configures one operator of this package, as the stream package's options configure
+// its operators; the names and meanings are the same. rxgo's own options are opaque to other
+// packages, so they cannot carry these settings: an operator given an option that does not
+// apply to it, or an invalid one, returns an error naming it before anything starts. The zero
+// Option is refused.
+type Option struct {
+	name  string
+	scope scope
+	apply func(*settings)
+}
+
+type scope uint8
+
+const (
+	perEmission     scope = 1 << iota // Map, MapResults, Filter, FlatMap
+	perSubscription                   // Guard
+)
+
+type settings struct {
+	concurrency int
+	unordered   bool
+	stopOnError bool
+	buffer      int
+	fallback    any // func(context.Context, V, error) (R, error), checked by the operator
+	bounds      TimeBound
+	err         error // the first invalid option
+}
+
+func (s *settings) invalid(format string, args ...any) {
+	if s.err == nil {
+		s.err = fmt.Errorf("operators: "+format, args...)
+	}
+}
+
+// collect applies opts for the operator op, whose options must be in sc.
+func collect(op string, sc scope, opts []Option) (settings, error) {
+	s := settings{concurrency: 1}
+	for i, o := range opts {
+		if o.apply == nil {
+			return s, fmt.Errorf("operators: option %d of %s is the zero Option", i, op)
+		}
+		if o.scope&sc == 0 {
+			return s, fmt.Errorf("operators: option %s does not apply to %s", o.name, op)
+		}
+		o.apply(&s)
+		if s.err != nil {
+			return s, s.err
+		}
+	}
+	return s, nil
+}
+
+// rxOptions returns the rxgo options of the operator's own output channel.
+func (s *settings) rxOptions() []rxgo.Option {
+	if s.buffer > 0 {
+		return []rxgo.Option{rxgo.WithBufferedChannel(s.buffer)}
+	}
+	return nil
+}
+
+// Concurrency lets up to n guarded calls run at the same time (default 1), each in one of n
+// worker goroutines of the subscription. Items still come out in input order unless
+// Unordered is given: a result that is ready waits for the ones before it, and no more than
+// n items are taken from the upstream before their results are sent, so the reorder window is
+// n. rxgo's WithPool, by contrast, loses the order and keeps going after an error. n must be at
+// least 1.
+//
+// It applies to Map, MapResults, Filter and FlatMap.
+func Concurrency(n int) Option {
+	return Option{name: "Concurrency", scope: perEmission, apply: func(s *settings) {
+		if n < 1 {
+			s.invalid("Concurrency must be >= 1, got %d", n)
+			return
+		}
+		s.concurrency = n
+	}}
+}
+
+// Unordered emits each result as soon as its call ends, instead of in input order; Result's
+// Index still tells each element's position. With a Concurrency of 1 the order is the
+// input's either way.
+//
+// It applies to Map, MapResults, Filter and FlatMap.
+func Unordered() Option {
+	return Option{name: "Unordered", scope: perEmission, apply: func(s *settings) { s.unordered = true }}
+}
+
+// StopOnError ends the subscription at the first error item the operator emits: a failed
+// element (once every fallback has had its say), whose error is then a *StoppedError naming
+// the element, or an error item of the upstream, forwarded unchanged. Calls still running
+// are cancelled and the upstream is cancelled and no longer read. "First" is in input order by
+// default and in completion order with Unordered. By default a failed element is one error
+// item among values and the subscription goes on, and so do upstream error items.
+//
+// It applies to Map, MapResults, Filter and FlatMap.
+func StopOnError() Option {
+	return Option{name: "StopOnError", scope: perEmission, apply: func(s *settings) { s.stopOnError = true }}
+}
+
+// Buffer gives the operator's output channel a capacity of n items (default 0, unbuffered),
+// so that it runs up to n items ahead of a slow consumer. n must be at least 0. (An
+// rxgo.WithBufferedChannel given to Observe does the same for the outermost operator of a
+// chain, whichever it is.)
+//
+// It applies to Map, MapResults, Filter and FlatMap.
+func Buffer(n int) Option {
+	return Option{name: "Buffer", scope: perEmission, apply: func(s *settings) {
+		if n < 0 {
+			s.invalid("Buffer must be >= 0, got %d", n)
+			return
+		}
+		s.buffer = n
+	}}
+}
+
+// WithFallback answers a failed element with fn(ctx, in, err), as stream.WithFallback: in is
+// the element and err the error the pipeline gave up with (after its retries and its own
+// fallback, if any). It runs outermost. When fn answers, its value is emitted instead of an
+// error item (MapResults marks it with Fallback true and Cause err); when fn returns an error
+// or panics, the element's error is a *fallback.Error holding both fn's error (a
+// *levee.PanicError after a panic) and err. fn is not called for an element whose call ended
+// because the subscription was cancelled, nor for an item whose value is not of the input
+// type (an *ItemTypeError).
+//
+// The type of fn must match the operator: func(context.Context, V, error) (R, error) for
+// Map[V, R] and MapResults[V, R], with R bool for Filter and []R for FlatMap; the operator
+// refuses any other. It applies to Map, MapResults, Filter and FlatMap. A nil fn is refused.
+func WithFallback[V, R any](fn func(ctx context.Context, in V, err error) (R, error)) Option {
+	return Option{name: "WithFallback", scope: perEmission, apply: func(s *settings) {
+		if fn == nil {
+			s.invalid("WithFallback needs a function, got nil")
+			return
+		}
+		s.fallback = fn
+	}}
+}
+
+// elementFallback returns the fallback of s as the function type the operator needs.
+func elementFallback[V, R any](op string, s *settings) (func(context.Context, V, error) (R, error), error) {
+	if s.fallback == nil {
+		return nil, nil
+	}
+	fb, ok := s.fallback.(func(context.Context, V, error) (R, error))
+	if !ok {
+		return nil, fmt.Errorf("operators: %s needs a WithFallback function of type %T, got %T",
+			op, (func(context.Context, V, error) (R, error))(nil), s.fallback)
+	}
+	return fb, nil
+}
+
+// TimeBound names what a TimeLimiter bounds on a subscription; it is stream.TimeBound and
+// its constants are the stream package's: the bounds combine with |, each bounded stretch
+// may last the limiter's TimeoutDuration, and time spent waiting for a slow consumer does
+// not count towards BoundFirstElement and BoundGap.
+type TimeBound = stream.TimeBound
+
+// The bounds a TimeLimiter can enforce (see stream.TimeBound).
+const (
+	BoundFirstElement = stream.BoundFirstElement // start of the subscription to its first item
+	BoundGap          = stream.BoundGap          // end of one item's delivery to the next item or the end
+	BoundStream       = stream.BoundStream       // the whole subscription, slow consumer included
+	BoundEachElement  = stream.BoundEachElement  // Resilience4j's TimeLimiter on a Flux, the default
+)
+
+func validBounds(b TimeBound) bool {
+	return b != 0 && b&^(BoundFirstElement|BoundGap|BoundStream) == 0
+}
+
+// TimeLimit chooses what Guard's TimeLimiter bounds (default BoundEachElement). It needs a
+// Patterns.TimeLimiter, and b must name at least one bound.
+//
+// It applies to Guard.
+func TimeLimit(b TimeBound) Option {
+	return Option{name: "TimeLimit", scope: perSubscription, apply: func(s *settings) {
+		if !validBounds(b) {
+			s.invalid("TimeLimit must be a combination of BoundFirstElement, BoundGap and BoundStream, got %d", b)
+			return
+		}
+		s.bounds = b
+	}}
+}
