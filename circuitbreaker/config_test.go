@@ -81,6 +81,8 @@ func TestNewRejectsInvalidConfig(t *testing.T) {
 		{"InitialState negative", cb.Config{InitialState: -1}, "circuitbreaker: InitialState must be one of CLOSED, OPEN, HALF_OPEN, DISABLED, FORCED_OPEN, METRICS_ONLY, got State(-1)"},
 		{"RecordErrors nil entry", cb.Config{RecordErrors: []error{errBoom, nil}}, "circuitbreaker: RecordErrors[1] is nil"},
 		{"IgnoreErrors nil entry", cb.Config{IgnoreErrors: []error{nil}}, "circuitbreaker: IgnoreErrors[0] is nil"},
+		{"RecordErrors typed nil entry", cb.Config{RecordErrors: []error{(*cb.CallNotPermittedError)(nil)}}, "circuitbreaker: RecordErrors[0] is a nil *circuitbreaker.CallNotPermittedError"},
+		{"IgnoreErrors typed nil entry", cb.Config{IgnoreErrors: []error{errBoom, (*cb.IllegalStateTransitionError)(nil)}}, "circuitbreaker: IgnoreErrors[1] is a nil *circuitbreaker.IllegalStateTransitionError"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

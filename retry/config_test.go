@@ -94,6 +94,10 @@ func TestNewRefusesInvalidConfig(t *testing.T) {
 			"retry: RetryErrors[1] is nil; want a sentinel error or levee.ErrorType[E]()"},
 		{"IgnoreErrors", "r", retry.Config{IgnoreErrors: []error{nil}},
 			"retry: IgnoreErrors[0] is nil; want a sentinel error or levee.ErrorType[E]()"},
+		{"RetryErrors typed nil", "r", retry.Config{RetryErrors: []error{(*retry.MaxRetriesExceededError)(nil)}},
+			"retry: RetryErrors[0] is a nil *retry.MaxRetriesExceededError; want a sentinel error or levee.ErrorType[*retry.MaxRetriesExceededError]() for every error of its type"},
+		{"IgnoreErrors typed nil", "r", retry.Config{IgnoreErrors: []error{errGateway, (*retry.MaxRetriesExceededError)(nil)}},
+			"retry: IgnoreErrors[1] is a nil *retry.MaxRetriesExceededError; want a sentinel error or levee.ErrorType[*retry.MaxRetriesExceededError]() for every error of its type"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.field, func(t *testing.T) {

@@ -55,6 +55,11 @@ func Compile(field string, entries []error) (List, error) {
 		case *TypeMarker:
 			l.types = append(l.types, m)
 		default:
+			if typedNil(e) {
+				// (*HTTPError)(nil) reads as "any *HTTPError" but as a sentinel matches only
+				// that nil pointer: refuse it as nil rather than match nothing silently.
+				return List{}, fmt.Errorf("%s[%d] is a nil %T; want a sentinel error or levee.ErrorType[%T]() for every error of its type", field, i, e, e)
+			}
 			l.sentinels = append(l.sentinels, e)
 		}
 	}
@@ -78,6 +83,16 @@ func (l List) Match(err error) bool {
 		if t.match(err) {
 			return true
 		}
+	}
+	return false
+}
+
+// typedNil reports whether err is a non-nil interface holding a nil pointer, map, slice, func
+// or channel.
+func typedNil(err error) bool {
+	switch v := reflect.ValueOf(err); v.Kind() {
+	case reflect.Pointer, reflect.Map, reflect.Slice, reflect.Func, reflect.Chan, reflect.UnsafePointer:
+		return v.IsNil()
 	}
 	return false
 }
