@@ -70,3 +70,46 @@ func TestMapAllocatesNothingPerElement(t *testing.T) {
 		assert.Less(t, per, 0.01, "buffer %d", buffer)
 	}
 }
+
+// The measurement sees allocations when there are some: a time limiter costs several per
+// call.
+func TestAllocsPerElementSeesTheTimeLimiter(t *testing.T) {
+	p := levee.Compose[int]().WithTimeLimiter(newTimeLimiter(t, timelimiterConfig(time.Hour)))
+	double := func(_ context.Context, v int) (int, error) { return 2 * v, nil }
+	per := allocsPerElement(t, 200, func(n int) {
+		in := make(chan int, n)
+		for i := range n {
+			in <- i
+		}
+		close(in)
+		out, err := stream.Map(context.Background(), in, p, double)
+		if err != nil {
+			panic(err)
+		}
+		for range out {
+		}
+	})
+	assert.Greater(t, per, 3.0)
+}
+
+// An element of a guarded subscription costs no allocation either.
+func TestSubscribeAllocatesNothingPerElement(t *testing.T) {
+	ps := defaultPatterns(t)
+	per := allocsPerElement(t, 2000, func(n int) {
+		items, err := stream.Subscribe(context.Background(), ps, stream.Source[int](func(_ context.Context, emit func(int) error) error {
+			for i := range n {
+				if err := emit(1000 + i); err != nil {
+					return err
+				}
+			}
+			return nil
+		}), stream.Buffer(16))
+		if err != nil {
+			panic(err)
+		}
+		for range items {
+		}
+	})
+	t.Logf("%.4f allocs per element", per)
+	assert.Less(t, per, 0.01)
+}

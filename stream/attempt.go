@@ -85,7 +85,6 @@ func (s *subscription[T]) attempt(n int) attemptResult {
 	default:
 		res = attemptResult{kind: failed, err: a.err}
 	}
-	a.cancel(nil)
 
 	switch res.kind {
 	case completed:

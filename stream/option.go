@@ -61,16 +61,23 @@ func collect(op string, sc scope, opts []Option) (settings, error) {
 	return s, nil
 }
 
+// Limits of the options that size what an operator allocates up front, so that a mistyped
+// value is refused rather than exhausting memory.
+const (
+	MaxConcurrency = 1 << 16 // Concurrency: workers and reorder slots
+	MaxBuffer      = 1 << 20 // Buffer: capacity of the output channel
+)
+
 // Concurrency lets up to n calls run at the same time (default 1), each in one of n worker
 // goroutines. Results still come out in input order unless Unordered is given: a result that
 // is ready waits for the ones before it, and no more than n elements are taken from the input
-// before their results are sent, so the reorder window is n. n must be at least 1.
+// before their results are sent, so the reorder window is n. n must be in [1, MaxConcurrency].
 //
 // It applies to Map, Filter, FlatMap and Batch.
 func Concurrency(n int) Option {
 	return Option{name: "Concurrency", scope: perEmission, apply: func(s *settings) {
-		if n < 1 {
-			s.invalid("Concurrency must be >= 1, got %d", n)
+		if n < 1 || n > MaxConcurrency {
+			s.invalid("Concurrency must be in [1, %d], got %d", MaxConcurrency, n)
 			return
 		}
 		s.concurrency = n
@@ -101,14 +108,14 @@ func StopOnError() Option {
 // A buffer lets the operator run up to n results ahead of a slow consumer, which saves
 // goroutine switches on fast streams; it is the only buffering between the operator and its
 // consumer, so backpressure still reaches the calls once it is full. Results already in the
-// buffer when the consumer cancels stay readable until the channel is drained. n must be at
-// least 0.
+// buffer when the consumer cancels stay readable until the channel is drained. n must be in
+// [0, MaxBuffer].
 //
 // It applies to every operator.
 func Buffer(n int) Option {
 	return Option{name: "Buffer", scope: perEmission | perSubscription, apply: func(s *settings) {
-		if n < 0 {
-			s.invalid("Buffer must be >= 0, got %d", n)
+		if n < 0 || n > MaxBuffer {
+			s.invalid("Buffer must be in [0, %d], got %d", MaxBuffer, n)
 			return
 		}
 		s.buffer = n

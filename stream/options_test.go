@@ -21,9 +21,11 @@ func TestMapRefusesInvalidOptionsAndArguments(t *testing.T) {
 		opts []stream.Option
 		want string
 	}{
-		{"concurrency 0", make(chan int), fn, []stream.Option{stream.Concurrency(0)}, "stream: Concurrency must be >= 1, got 0"},
-		{"negative concurrency", make(chan int), fn, []stream.Option{stream.Concurrency(-3)}, "stream: Concurrency must be >= 1, got -3"},
-		{"negative buffer", make(chan int), fn, []stream.Option{stream.Buffer(-1)}, "stream: Buffer must be >= 0, got -1"},
+		{"concurrency 0", make(chan int), fn, []stream.Option{stream.Concurrency(0)}, "stream: Concurrency must be in [1, 65536], got 0"},
+		{"negative concurrency", make(chan int), fn, []stream.Option{stream.Concurrency(-3)}, "stream: Concurrency must be in [1, 65536], got -3"},
+		{"concurrency above the limit", make(chan int), fn, []stream.Option{stream.Concurrency(stream.MaxConcurrency + 1)}, "stream: Concurrency must be in [1, 65536], got 65537"},
+		{"negative buffer", make(chan int), fn, []stream.Option{stream.Buffer(-1)}, "stream: Buffer must be in [0, 1048576], got -1"},
+		{"buffer above the limit", make(chan int), fn, []stream.Option{stream.Buffer(1 << 40)}, "stream: Buffer must be in [0, 1048576], got 1099511627776"},
 		{"nil fallback", make(chan int), fn, []stream.Option{stream.WithFallback[int, string](nil)}, "stream: WithFallback needs a function, got nil"},
 		{"fallback of another element type", make(chan int), fn,
 			[]stream.Option{stream.WithFallback(func(context.Context, string, error) (string, error) { return "", nil })},
@@ -69,7 +71,7 @@ func TestFilterAndFlatMapRefuseInvalidOptions(t *testing.T) {
 	_, err = stream.FlatMap[int, int](ctx, make(chan int), nil, nil)
 	assert.ErrorIs(t, err, levee.ErrNilCall)
 	_, err = stream.FlatMap(ctx, make(chan int), nil, func(context.Context, int) ([]int, error) { return nil, nil }, stream.Concurrency(0))
-	assert.EqualError(t, err, "stream: Concurrency must be >= 1, got 0")
+	assert.EqualError(t, err, "stream: Concurrency must be in [1, 65536], got 0")
 }
 
 func TestSubscribeRefusesInvalidOptions(t *testing.T) {
@@ -94,7 +96,7 @@ func TestSubscribeRefusesInvalidOptions(t *testing.T) {
 		{"fallback source of another type", levee.Patterns{}, src,
 			[]stream.Option{stream.WithFallbackSource(func(context.Context, error, func(string) error) error { return nil })},
 			"stream: Subscribe needs a WithFallbackSource function of type func(context.Context, error, func(int) error) error, got func(context.Context, error, func(string) error) error"},
-		{"negative buffer", levee.Patterns{}, src, []stream.Option{stream.Buffer(-2)}, "stream: Buffer must be >= 0, got -2"},
+		{"negative buffer", levee.Patterns{}, src, []stream.Option{stream.Buffer(-2)}, "stream: Buffer must be in [0, 1048576], got -2"},
 		{"Concurrency", levee.Patterns{}, src, []stream.Option{stream.Concurrency(2)}, "stream: option Concurrency does not apply to Subscribe"},
 		{"Unordered", levee.Patterns{}, src, []stream.Option{stream.Unordered()}, "stream: option Unordered does not apply to Subscribe"},
 		{"StopOnError", levee.Patterns{}, src, []stream.Option{stream.StopOnError()}, "stream: option StopOnError does not apply to Subscribe"},

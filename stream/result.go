@@ -7,9 +7,10 @@ import (
 
 // Result is the outcome of one guarded call of a per-emission operator.
 //
-// For Map, each input element yields exactly one Result. Filter yields one for each element
-// kept or failed, none for an element its predicate turned down; FlatMap one for each value
-// the call returned, or one carrying the error; Batch one for each batch.
+// For Map, each input element yields exactly one Result, until the stream stops early
+// (StopOnError, cancellation). Filter yields one for each element kept or failed, none for an
+// element its predicate turned down; FlatMap one for each value the call returned, or one
+// carrying the error; Batch one for each batch.
 type Result[V, R any] struct {
 	// Index is the position of In in the operator's input, counted from 0 (for Batch, the
 	// position of the batch among the batches). With Unordered, results come out of index

@@ -95,6 +95,8 @@ func WithFallbackSource[T any](fn func(ctx context.Context, cause error, emit fu
 //     limit the attempt's context is cancelled and the attempt fails with a
 //     *timelimiter.TimeoutError at once, even if src ignores its context (src then finishes on
 //     its own, still holding its bulkhead permit). One SUCCESS or ERROR/TIMEOUT per attempt.
+//     DisableCancelRunningFuture does not apply: past the limit emit refuses every element,
+//     so a source left running could do nothing useful.
 //   - Bulkhead: a permit is held for the attempt's whole life and released exactly once:
 //     with CALL_FINISHED when src returned or had emitted, without it when the attempt was
 //     cancelled before any element.

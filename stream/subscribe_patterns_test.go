@@ -369,3 +369,42 @@ func TestSubscribeOpenBreakerIsNotRetriedAndReachesTheFallback(t *testing.T) {
 	assert.Equal(t, int64(1), rt.Metrics().NumberOfFailedCallsWithoutRetryAttempt)
 	assert.Zero(t, builds.Load())
 }
+
+// With DrainPermissionsOnResult, each element and the final error are offered to the
+// predicate, as Resilience4j's operator does.
+func TestSubscribeRateLimiterDrainsOnAnElementOrTheError(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		end  error
+		want int
+	}{
+		{"element", nil, 0},
+		{"error", errBoom, 0},
+		{"neither", errors.New("other"), 8},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rl := newRateLimiter(t, ratelimiter.Config{LimitForPeriod: 10, LimitRefreshPeriod: time.Hour,
+				DrainPermissionsOnResult: func(result any, err error) bool {
+					return result == 429 || errors.Is(err, errBoom)
+				}})
+			require.NoError(t, rl.AcquirePermission(context.Background(), 1))
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			vs := []int{1, 2}
+			if tc.end == nil {
+				vs = append(vs, 429)
+			}
+			items, err := stream.Subscribe(ctx, levee.Patterns{RateLimiter: rl}, stream.Source[int](func(_ context.Context, emit func(int) error) error {
+				for _, v := range vs {
+					if err := emit(v); err != nil {
+						return err
+					}
+				}
+				return tc.end
+			}))
+			require.NoError(t, err)
+			drain(items)
+			assert.Equal(t, tc.want, rl.Metrics().AvailablePermissions)
+		})
+	}
+}
