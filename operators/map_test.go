@@ -231,9 +231,11 @@ func TestMapInvalidOptionsAreRefused(t *testing.T) {
 		opt  operators.Option
 		want string
 	}{
-		{"Concurrency 0", operators.Concurrency(0), "operators: Concurrency must be >= 1, got 0"},
-		{"Concurrency negative", operators.Concurrency(-2), "operators: Concurrency must be >= 1, got -2"},
-		{"Buffer negative", operators.Buffer(-1), "operators: Buffer must be >= 0, got -1"},
+		{"Concurrency 0", operators.Concurrency(0), "operators: Concurrency must be in [1, 65536], got 0"},
+		{"Concurrency negative", operators.Concurrency(-2), "operators: Concurrency must be in [1, 65536], got -2"},
+		{"Concurrency too large", operators.Concurrency(operators.MaxConcurrency + 1), "operators: Concurrency must be in [1, 65536], got 65537"},
+		{"Buffer negative", operators.Buffer(-1), "operators: Buffer must be in [0, 1048576], got -1"},
+		{"Buffer too large", operators.Buffer(1 << 40), "operators: Buffer must be in [0, 1048576], got 1099511627776"},
 		{"zero Option", operators.Option{}, "operators: option 0 of Map is the zero Option"},
 		{"TimeLimit", operators.TimeLimit(operators.BoundGap), "operators: option TimeLimit does not apply to Map"},
 		{"nil WithFallback", operators.WithFallback[int, int](nil), "operators: WithFallback needs a function, got nil"},

@@ -68,18 +68,25 @@ func (s *settings) rxOptions() []rxgo.Option {
 	return nil
 }
 
+// Limits of the options that size what a subscription allocates up front, so that a
+// mistyped value is refused rather than exhausting memory. They are the stream package's.
+const (
+	MaxConcurrency = 1 << 16 // Concurrency: workers and reorder slots
+	MaxBuffer      = 1 << 20 // Buffer: capacity of the output channel
+)
+
 // Concurrency lets up to n guarded calls run at the same time (default 1), each in one of n
 // worker goroutines of the subscription. Items still come out in input order unless
 // Unordered is given: a result that is ready waits for the ones before it, and no more than
 // n items are taken from the upstream before their results are sent, so the reorder window is
-// n. rxgo's WithPool, by contrast, loses the order and keeps going after an error. n must be at
-// least 1.
+// n. rxgo's WithPool, by contrast, loses the order and keeps going after an error. n must be in
+// [1, MaxConcurrency].
 //
 // It applies to Map, MapResults, Filter and FlatMap.
 func Concurrency(n int) Option {
 	return Option{name: "Concurrency", scope: perEmission, apply: func(s *settings) {
-		if n < 1 {
-			s.invalid("Concurrency must be >= 1, got %d", n)
+		if n < 1 || n > MaxConcurrency {
+			s.invalid("Concurrency must be in [1, %d], got %d", MaxConcurrency, n)
 			return
 		}
 		s.concurrency = n
@@ -108,15 +115,15 @@ func StopOnError() Option {
 }
 
 // Buffer gives the operator's output channel a capacity of n items (default 0, unbuffered),
-// so that it runs up to n items ahead of a slow consumer. n must be at least 0. (An
+// so that it runs up to n items ahead of a slow consumer. (An
 // rxgo.WithBufferedChannel given to Observe does the same for the outermost operator of a
-// chain, whichever it is.)
+// chain, whichever it is.) n must be in [0, MaxBuffer].
 //
 // It applies to Map, MapResults, Filter and FlatMap.
 func Buffer(n int) Option {
 	return Option{name: "Buffer", scope: perEmission, apply: func(s *settings) {
-		if n < 0 {
-			s.invalid("Buffer must be >= 0, got %d", n)
+		if n < 0 || n > MaxBuffer {
+			s.invalid("Buffer must be in [0, %d], got %d", MaxBuffer, n)
 			return
 		}
 		s.buffer = n

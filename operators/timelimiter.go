@@ -22,6 +22,9 @@ import (
 // context.DeadlineExceeded). rxgo itself ends a subscription whose context passed its deadline
 // by closing the channel, which looks like a clean completion; levee says it timed out.
 //
+// DisableCancelRunningFuture does not apply: past the limit nothing the upstream emits could
+// be delivered, so it is always cancelled.
+//
 // One outcome is recorded per subscription, with its whole duration: SUCCESS when the
 // upstream completes, ERROR when it emits an error item (forwarded, and the upstream
 // cancelled), TIMEOUT at a limit; nothing when the consumer cancels. Resilience4j's Flux
