@@ -2,7 +2,6 @@ package circuitbreaker
 
 import (
 	"sync"
-	"sync/atomic"
 	"time"
 )
 
@@ -42,88 +41,44 @@ type window interface {
 	snapshot() counts
 }
 
-// newCountWindow returns a window over the last n outcomes. Small windows are lock-free.
-func newCountWindow(n int) window {
-	if n <= maxLockFreeWindow {
-		return &lockFreeCountWindow{ring: make([]atomic.Uint32, n)}
-	}
-	return &lockedCountWindow{ring: make([]outcome, n)}
-}
-
-// maxLockFreeWindow bounds the lock-free window so that its 16-bit counters cannot overflow:
-// a counter holds at most the window's n outcomes plus those of recorders that have added
-// their outcome but not yet subtracted the evicted one, so half of the 16 bits is headroom
-// for 32767 such recorders in flight at the same instant.
-const maxLockFreeWindow = 1 << 15
-
-// lockFreeCountWindow is a count-based window without a mutex.
+// newCountWindow returns a window over the last n outcomes.
 //
-// total packs the four counters into one word, 16 bits each (calls, failed, slow, slowFailed
-// from the low end), so that one atomic load is a consistent snapshot. A recorder claims a slot
-// with head, adds its outcome to total, swaps it into the slot and subtracts what it evicted.
-// Adding before subtracting keeps every counter non-negative and failed <= calls in every
-// snapshot (total is the ring plus in-flight outcomes, never less); once recorders are
-// quiescent the sums are exact, since each outcome is added once and subtracted once.
-type lockFreeCountWindow struct {
-	ring  []atomic.Uint32
-	head  atomic.Uint64
-	total atomic.Uint64
+// Recording takes a mutex held only while the ring and totals are updated (never across the
+// user's call). The breaker decides on the totals that record returns, so they must be those
+// of an exact window: a lock-free ring updated in several atomic steps lets concurrent
+// recorders see totals that count outcomes whose evictions are not yet subtracted, and open the
+// breaker on a failure rate no window ever had.
+func newCountWindow(n int) window {
+	return &countWindow{ring: make([]outcome, n)}
 }
 
-func pack(o outcome) uint64 {
-	p := uint64(o & outcomeCall)
-	if o&outcomeFailed != 0 {
-		p |= 1 << 16
-	}
-	if o&outcomeSlow != 0 {
-		p |= 1 << 32
-		if o&outcomeFailed != 0 {
-			p |= 1 << 48
-		}
-	}
-	return p
-}
-
-func unpack(t uint64) counts {
-	return counts{
-		calls:      int(t & 0xffff),
-		failed:     int(t >> 16 & 0xffff),
-		slow:       int(t >> 32 & 0xffff),
-		slowFailed: int(t >> 48),
-	}
-}
-
-func (w *lockFreeCountWindow) record(o outcome) counts {
-	i := (w.head.Add(1) - 1) % uint64(len(w.ring))
-	w.total.Add(pack(o))
-	old := outcome(w.ring[i].Swap(uint32(o)))
-	return unpack(w.total.Add(-pack(old)))
-}
-
-func (w *lockFreeCountWindow) snapshot() counts { return unpack(w.total.Load()) }
-
-// lockedCountWindow is the count-based window for sizes the packed counters cannot hold.
-type lockedCountWindow struct {
+// countWindow is Resilience4j's FixedSizeSlidingWindowMetrics: a ring of the last n outcomes
+// and their running totals.
+type countWindow struct {
 	mu    sync.Mutex
 	ring  []outcome
 	head  int
 	total counts
 }
 
-func (w *lockedCountWindow) record(o outcome) counts {
+func (w *countWindow) record(o outcome) counts {
 	w.mu.Lock()
-	defer w.mu.Unlock()
 	w.total.add(w.ring[w.head], -1)
 	w.ring[w.head] = o
 	w.total.add(o, 1)
-	w.head = (w.head + 1) % len(w.ring)
-	return w.total
+	if w.head++; w.head == len(w.ring) {
+		w.head = 0
+	}
+	t := w.total
+	w.mu.Unlock()
+	return t
 }
 
-func (w *lockedCountWindow) snapshot() counts {
+func (w *countWindow) snapshot() counts {
 	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.total
+	t := w.total
+	w.mu.Unlock()
+	return t
 }
 
 // timeWindow is Resilience4j's SlidingTimeWindowMetrics: n per-second buckets in a ring, the
