@@ -13,9 +13,10 @@ import (
 //
 // The current state is an immutable-identity object behind an atomic pointer, replaced by
 // compare-and-swap on every transition (a new object each time, as Resilience4j's state
-// classes), and each object owns its window. So the success path of a COUNT_BASED breaker
-// takes no mutex, an outcome decides at most one transition, and a permit is returned to the
-// HALF_OPEN period that granted it. Create one with New; the zero value is not usable.
+// classes), and each object owns its window. So asking for permission takes no mutex, an
+// outcome decides at most one transition, and a permit is returned to the HALF_OPEN period
+// that granted it. Recording an outcome holds the window's mutex only while its ring and
+// totals change, so every decision is made on an exact window, as in Resilience4j. Create one with New; the zero value is not usable.
 type CircuitBreaker struct {
 	name       string
 	cfg        Config
