@@ -91,6 +91,7 @@ func TestMapElementFallback(t *testing.T) {
 	}
 }
 
+// The element fallback runs outermost: after the pipeline's retries and its own fallback.
 func TestMapElementFallbackRunsAfterThePipeline(t *testing.T) {
 	rt := newRetry(t, retry.Config{MaxAttempts: 3, WaitDuration: retry.NoWait})
 	p := levee.Compose[int]().WithRetry(rt)
@@ -114,6 +115,7 @@ func TestMapElementFallbackRunsAfterThePipeline(t *testing.T) {
 	assert.Equal(t, int64(1), fallbacks.Load())
 }
 
+// The breaker rejects elements once open; a fallback answers them without a call.
 func TestMapOpenBreakerRejectsElements(t *testing.T) {
 	cb := newBreaker(t, circuitbreaker.Config{SlidingWindowSize: 2, MinimumNumberOfCalls: 2})
 	p := levee.Compose[int]().WithCircuitBreaker(cb)
@@ -144,6 +146,7 @@ func TestMapOpenBreakerRejectsElements(t *testing.T) {
 	assert.Equal(t, 3, cb.Metrics().NumberOfNotPermittedCalls)
 }
 
+// An element a fallback answered is not a failure: StopOnError goes on.
 func TestMapStopOnErrorIgnoresAnsweredElements(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()

@@ -234,8 +234,6 @@ func TestMapStopOnErrorUnordered(t *testing.T) {
 	})
 }
 
-// The element fallback runs outermost: after the pipeline's retries and its own fallback.
-// The breaker rejects elements once open; a fallback answers them without a call.
 func TestMapPanicBecomesPanicError(t *testing.T) {
 	cb := newBreaker(t, circuitbreaker.Config{})
 	bh := newBulkhead(t, 2)
@@ -292,7 +290,6 @@ func TestMapNilPipeline(t *testing.T) {
 	assert.ErrorAs(t, rs[0].Err, &pe)
 }
 
-// An element a fallback answered is not a failure: StopOnError goes on.
 // A context already done starts nothing: the output closes without a call.
 func TestMapWithADoneContext(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
