@@ -119,12 +119,20 @@ func New(name string, cfg Config) (*Bulkhead, error) {
 	return b, nil
 }
 
-// Name returns the name given to New.
-func (b *Bulkhead) Name() string { return b.name }
+// Name returns the name given to New, or "" for a nil b.
+func (b *Bulkhead) Name() string {
+	if b == nil {
+		return ""
+	}
+	return b.name
+}
 
 // Config returns the configuration in force, defaults filled in; MaxConcurrentCalls reflects
-// the last ChangeMaxConcurrentCalls.
+// the last ChangeMaxConcurrentCalls. A nil b returns the zero Config.
 func (b *Bulkhead) Config() Config {
+	if b == nil {
+		return Config{}
+	}
 	max, _ := unpack(b.state.Load())
 	return Config{
 		MaxConcurrentCalls:      int(max),

@@ -8,8 +8,9 @@ import "errors"
 // retry it.
 var ErrBulkheadFull error = &rejection{"bulkhead: bulkhead is full"}
 
-// ErrNilBulkhead is returned by Execute and by the function Decorate builds when the bulkhead
-// is nil.
+// ErrNilBulkhead is returned, instead of a panic, by Execute, the function Decorate builds,
+// Acquire and ChangeMaxConcurrentCalls when the bulkhead is nil. The other methods of a nil
+// *Bulkhead do nothing and return zero values.
 var ErrNilBulkhead = errors.New("bulkhead: nil *Bulkhead")
 
 // BulkheadFullError is the error Acquire and Execute return when no permit came within

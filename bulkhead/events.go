@@ -45,7 +45,12 @@ type Event struct {
 // unsubscribes it. fn runs synchronously on the goroutine that caused the event, outside every
 // lock of b (it may call b), and must be quick. Events are built only while someone
 // subscribes, so an unobserved bulkhead pays one atomic load per event.
-func (b *Bulkhead) Subscribe(fn func(Event)) (unsubscribe func()) { return b.events.Subscribe(fn) }
+func (b *Bulkhead) Subscribe(fn func(Event)) (unsubscribe func()) {
+	if b == nil {
+		return func() {}
+	}
+	return b.events.Subscribe(fn)
+}
 
 func (b *Bulkhead) publish(t EventType) {
 	if b.events.Active() {

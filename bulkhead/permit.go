@@ -19,6 +19,9 @@ import (
 // CALL_PERMITTED or CALL_REJECTED; like Resilience4j's interrupted caller, a caller whose
 // context ends first gets CALL_REJECTED too.
 func (b *Bulkhead) Acquire(ctx context.Context) error {
+	if b == nil {
+		return ErrNilBulkhead
+	}
 	ctx = safe.Ctx(ctx)
 	if err := ctx.Err(); err != nil {
 		b.publish(EventCallRejected)
@@ -38,8 +41,11 @@ func (b *Bulkhead) Acquire(ctx context.Context) error {
 // TryAcquire takes a permit if one is free now, without waiting, and reports whether it did,
 // publishing CALL_PERMITTED or CALL_REJECTED. With fair call handling it also refuses while
 // callers are queued, so it never takes a permit ahead of them. A true result must be paired
-// with Release or ReleasePermission.
+// with Release or ReleasePermission. A nil b reports false.
 func (b *Bulkhead) TryAcquire() bool {
+	if b == nil {
+		return false
+	}
 	if b.tryEnter() {
 		b.publish(EventCallPermitted)
 		return true
@@ -51,12 +57,20 @@ func (b *Bulkhead) TryAcquire() bool {
 // Release gives back the permit of a call that ran, and publishes CALL_FINISHED, as
 // Resilience4j's Bulkhead.onComplete. The permit goes to the longest waiting caller, if any.
 // A Release without a permit in flight does nothing, so a bug can never lift the limit.
-func (b *Bulkhead) Release() { b.release(true) }
+func (b *Bulkhead) Release() {
+	if b != nil {
+		b.release(true)
+	}
+}
 
 // ReleasePermission gives back a permit without publishing CALL_FINISHED, as Resilience4j's
 // Bulkhead.releasePermission: for a call that was cancelled before or while it ran. Execute
 // uses it when the caller's own context ended the call.
-func (b *Bulkhead) ReleasePermission() { b.release(false) }
+func (b *Bulkhead) ReleasePermission() {
+	if b != nil {
+		b.release(false)
+	}
+}
 
 // ChangeMaxConcurrentCalls sets the number of permits to n, in [1, MaxConcurrentCallsLimit],
 // while calls are in flight, as Resilience4j's changeConfig with a new maxConcurrentCalls.
@@ -65,6 +79,9 @@ func (b *Bulkhead) ReleasePermission() { b.release(false) }
 // running finish normally, and no new call is admitted until fewer than n are in flight.
 // MaxWaitDuration applies to callers that start waiting after the change, as in Resilience4j.
 func (b *Bulkhead) ChangeMaxConcurrentCalls(n int) error {
+	if b == nil {
+		return ErrNilBulkhead
+	}
 	if err := validateMaxConcurrentCalls(n); err != nil {
 		return err
 	}
