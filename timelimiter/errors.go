@@ -12,7 +12,7 @@ import (
 var ErrTimeout error = &timeoutSentinel{}
 
 // ErrNilTimeLimiter is returned by Execute and by the function Decorate builds when the time
-// limiter is nil.
+// limiter is nil. The methods of a nil *TimeLimiter do nothing and return zero values.
 var ErrNilTimeLimiter = errors.New("timelimiter: nil *TimeLimiter")
 
 // TimeoutError is the error Execute returns when the call did not return within the timeout.

@@ -45,21 +45,31 @@ type Event struct {
 // unsubscribes it. fn runs synchronously on the caller's goroutine before Execute returns, and
 // must be quick. Events are built only while someone subscribes.
 func (tl *TimeLimiter) Subscribe(fn func(Event)) (unsubscribe func()) {
+	if tl == nil {
+		return func() {}
+	}
 	return tl.events.Subscribe(fn)
 }
 
 // OnSuccess records a call that returned in time, d after it started, as Resilience4j's
 // TimeLimiter.onSuccess: it counts a success and publishes SUCCESS. Execute calls it; operators
-// that enforce the deadline themselves call it too.
+// that enforce the deadline themselves call it too. On a nil tl it does nothing.
 func (tl *TimeLimiter) OnSuccess(d time.Duration) {
+	if tl == nil {
+		return
+	}
 	tl.succeeded.Add(1)
 	tl.publish(EventSuccess, d, nil)
 }
 
 // OnError records a call that ended with err, d after it started, as Resilience4j's
 // TimeLimiter.onError: an err matching ErrTimeout counts a timeout and publishes TIMEOUT,
-// any other counts a failure and publishes ERROR. A nil err is recorded as a success.
+// any other counts a failure and publishes ERROR. A nil err is recorded as a success. On a nil
+// tl it does nothing.
 func (tl *TimeLimiter) OnError(d time.Duration, err error) {
+	if tl == nil {
+		return
+	}
 	switch {
 	case err == nil:
 		tl.OnSuccess(d)

@@ -17,8 +17,11 @@ type Metrics struct {
 	NumberOfTimedOutCalls int64
 }
 
-// Metrics returns a snapshot of tl's counters, each read atomically.
+// Metrics returns a snapshot of tl's counters, each read atomically; zero for a nil tl.
 func (tl *TimeLimiter) Metrics() Metrics {
+	if tl == nil {
+		return Metrics{}
+	}
 	return Metrics{
 		NumberOfAbandonedCalls:  int(tl.abandoned.Load()),
 		NumberOfSuccessfulCalls: tl.succeeded.Load(),

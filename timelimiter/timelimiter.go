@@ -70,10 +70,18 @@ func New(name string, cfg Config) (*TimeLimiter, error) {
 	return &TimeLimiter{name: name, timeout: cfg.TimeoutDuration, cancelRunning: !cfg.DisableCancelRunningFuture}, nil
 }
 
-// Name returns the name given to New.
-func (tl *TimeLimiter) Name() string { return tl.name }
+// Name returns the name given to New, or "" for a nil tl.
+func (tl *TimeLimiter) Name() string {
+	if tl == nil {
+		return ""
+	}
+	return tl.name
+}
 
-// Config returns the configuration in force, defaults filled in.
+// Config returns the configuration in force, defaults filled in; the zero Config for a nil tl.
 func (tl *TimeLimiter) Config() Config {
+	if tl == nil {
+		return Config{}
+	}
 	return Config{TimeoutDuration: tl.timeout, DisableCancelRunningFuture: !tl.cancelRunning}
 }
