@@ -1,0 +1,64 @@
+package bench
+
+import (
+	"context"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// Every stage emits each element's doubled value, once and in order, and ends when its input
+// does.
+func TestStreamCasesEmitTheSameValues(t *testing.T) {
+	p, err := NewPipeline()
+	require.NoError(t, err)
+	for _, buffer := range StreamBuffers {
+		cases := StreamCases(p.Levee, buffer)
+		require.Equal(t, []string{"levee", "levee-pipeline", "chan", "rxgo"}, streamImpls(cases))
+		const n = 2000
+		for _, c := range cases {
+			sum, count, err := c.Run(context.Background(), n)
+			require.NoError(t, err, c.Impl)
+			assert.Equal(t, n, count, c.Impl)
+			assert.Equal(t, n*(n-1), sum, c.Impl)
+		}
+	}
+}
+
+// A stream stopped by its consumer's context ends without leaking a goroutine (goleak checks
+// at the end of the package) and without emitting every element.
+func TestStreamCasesStopWithTheirContext(t *testing.T) {
+	p, err := NewPipeline()
+	require.NoError(t, err)
+	for _, c := range StreamCases(p.Levee, 16) {
+		ctx, cancel := context.WithCancel(context.Background())
+		cancel()
+		_, count, _ := c.Run(ctx, 1_000_000)
+		assert.Less(t, count, 1_000_000, c.Impl)
+	}
+}
+
+// levee's rxgo adapter emits what rxgo's Map emits.
+func TestOperatorCasesEmitTheSameValues(t *testing.T) {
+	for _, buffer := range StreamBuffers {
+		cases, err := OperatorCases(buffer)
+		require.NoError(t, err)
+		require.Equal(t, []string{"levee", "rxgo"}, streamImpls(cases))
+		const n = 2000
+		for _, c := range cases {
+			sum, count, err := c.Run(context.Background(), n)
+			require.NoError(t, err, c.Impl)
+			assert.Equal(t, n, count, c.Impl)
+			assert.Equal(t, n*(n-1), sum, c.Impl)
+		}
+	}
+}
+
+func streamImpls(cases []StreamCase) []string {
+	names := make([]string, len(cases))
+	for i, c := range cases {
+		names[i] = c.Impl
+	}
+	return names
+}
