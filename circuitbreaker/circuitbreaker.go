@@ -73,16 +73,30 @@ func (e prefixedError) Unwrap() error { return e.err }
 
 func prefixed(err error) error { return prefixedError{err} }
 
-// Name returns the name given to New.
-func (cb *CircuitBreaker) Name() string { return cb.name }
+// Name returns the name given to New, or "" for a nil cb.
+func (cb *CircuitBreaker) Name() string {
+	if cb == nil {
+		return ""
+	}
+	return cb.name
+}
 
 // State returns the current state. Reading it never moves the breaker: an OPEN breaker whose
 // wait has ended stays OPEN until a permission request (or the automatic timer) moves it, as
-// Resilience4j's getState.
-func (cb *CircuitBreaker) State() State { return cb.state.Load().kind }
+// Resilience4j's getState. A nil cb reports the zero State.
+func (cb *CircuitBreaker) State() State {
+	if cb == nil {
+		return 0
+	}
+	return cb.state.Load().kind
+}
 
-// Config returns the configuration in use, with defaults filled in.
+// Config returns the configuration in use, with defaults filled in; the zero Config for a nil
+// cb.
 func (cb *CircuitBreaker) Config() Config {
+	if cb == nil {
+		return Config{}
+	}
 	c := cb.cfg
 	c.RecordErrors = append([]error(nil), c.RecordErrors...)
 	c.IgnoreErrors = append([]error(nil), c.IgnoreErrors...)
@@ -145,5 +159,9 @@ func (cb *CircuitBreaker) notPermitted(st *circuitState) error {
 // releasePermission: in HALF_OPEN the current period gets one probe permit back (without an
 // upper bound, so call it only for a permission you hold); elsewhere it does nothing. Use it
 // when a permitted call is abandoned, e.g. cancelled by its caller before it told anything
-// about the dependency.
-func (cb *CircuitBreaker) ReleasePermission() { cb.state.Load().release() }
+// about the dependency. On a nil cb it does nothing.
+func (cb *CircuitBreaker) ReleasePermission() {
+	if cb != nil {
+		cb.state.Load().release()
+	}
+}

@@ -27,8 +27,9 @@ var (
 	// ErrResultRecordedAsFailure is matched by every *ResultRecordedAsFailureError.
 	ErrResultRecordedAsFailure error = &sentinel{msg: "circuitbreaker: result recorded as failure"}
 
-	// ErrNilCircuitBreaker is returned by Execute, Decorate's function and
-	// TryAcquirePermission when the *CircuitBreaker is nil.
+	// ErrNilCircuitBreaker is returned, instead of a panic, by Execute, Decorate's function,
+	// TryAcquirePermission and the TransitionToXxxState methods when the *CircuitBreaker is
+	// nil. The other methods of a nil *CircuitBreaker do nothing and return zero values.
 	ErrNilCircuitBreaker = errors.New("circuitbreaker: nil *CircuitBreaker")
 )
 

@@ -91,6 +91,9 @@ func (e Event) String() string {
 // FORCED_OPEN, as in Resilience4j. A failing call that opens the breaker publishes ERROR,
 // then FAILURE_RATE_EXCEEDED and/or SLOW_CALL_RATE_EXCEEDED, then STATE_TRANSITION.
 func (cb *CircuitBreaker) Subscribe(fn func(Event)) (unsubscribe func()) {
+	if cb == nil {
+		return func() {}
+	}
 	return cb.events.Subscribe(fn)
 }
 

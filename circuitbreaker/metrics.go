@@ -28,8 +28,12 @@ type Metrics struct {
 }
 
 // Metrics returns a snapshot of the current state's metrics. Reading a TIME_BASED window
-// moves it to the current second first, as Resilience4j. It never changes the state.
+// moves it to the current second first, as Resilience4j. It never changes the state. A nil cb
+// returns the zero Metrics.
 func (cb *CircuitBreaker) Metrics() Metrics {
+	if cb == nil {
+		return Metrics{}
+	}
 	st := cb.state.Load()
 	c := st.metrics.win.snapshot()
 	fr, sr := st.metrics.rates(c)

@@ -10,8 +10,13 @@ import (
 
 // OnSuccess records a successful call that took d, as Resilience4j's onSuccess: it publishes
 // SUCCESS and records a success (slow if d > SlowCallDurationThreshold) in the current state,
-// which may close a HALF_OPEN breaker or open a CLOSED one on its slow-call rate.
-func (cb *CircuitBreaker) OnSuccess(d time.Duration) { cb.succeeded(d) }
+// which may close a HALF_OPEN breaker or open a CLOSED one on its slow-call rate. On a nil cb
+// it does nothing.
+func (cb *CircuitBreaker) OnSuccess(d time.Duration) {
+	if cb != nil {
+		cb.succeeded(d)
+	}
+}
 
 // OnError records a call that took d and failed with err, as Resilience4j's onError. err is
 // classified in this order:
@@ -27,14 +32,23 @@ func (cb *CircuitBreaker) OnSuccess(d time.Duration) { cb.succeeded(d) }
 //     failure (ERROR, then the failure is recorded). Otherwise a success (SUCCESS).
 //
 // A nil err is recorded as a failure without consulting the lists. OnError cannot tell the
-// caller's own cancellation; call ReleasePermission instead for such calls.
-func (cb *CircuitBreaker) OnError(d time.Duration, err error) { cb.failed(nil, d, err) }
+// caller's own cancellation; call ReleasePermission instead for such calls. On a nil cb it
+// does nothing.
+func (cb *CircuitBreaker) OnError(d time.Duration, err error) {
+	if cb != nil {
+		cb.failed(nil, d, err)
+	}
+}
 
 // OnResult records a call that took d and returned result and err, as Resilience4j's onResult
 // with levee's error argument: a non-nil err is handled as OnError; otherwise, when
 // RecordResultPredicate is set and reports true for a non-nil result, the call is a failure
-// whose ERROR event carries a *ResultRecordedAsFailureError; otherwise it is a success.
+// whose ERROR event carries a *ResultRecordedAsFailureError; otherwise it is a success. On a
+// nil cb it does nothing.
 func (cb *CircuitBreaker) OnResult(d time.Duration, result any, err error) {
+	if cb == nil {
+		return
+	}
 	if err != nil {
 		cb.failed(nil, d, err)
 		return

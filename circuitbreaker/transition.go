@@ -145,8 +145,12 @@ func (cb *CircuitBreaker) openToHalfOpen(s *circuitState) {
 
 // transition is the manual transition of Resilience4j's stateTransition: it checks the table
 // against the current state, builds the next period from it and installs it, retrying if the
-// state changed meanwhile. A move to the same state installs a fresh period silently.
+// state changed meanwhile. A move to the same state installs a fresh period silently. Every
+// TransitionToXxxState method returns ErrNilCircuitBreaker for a nil cb, from here.
 func (cb *CircuitBreaker) transition(to State, next func(cur *circuitState) *circuitState) error {
+	if cb == nil {
+		return ErrNilCircuitBreaker
+	}
 	for {
 		cur := cb.state.Load()
 		if !transitionAllowed(cur.kind, to) {
@@ -218,8 +222,11 @@ func (cb *CircuitBreaker) TransitionToForcedOpenState() error {
 
 // Reset puts the breaker in a fresh CLOSED state from any state, bypassing the transition
 // table, as Resilience4j's reset: it publishes STATE_TRANSITION when the state was not CLOSED,
-// then RESET.
+// then RESET. On a nil cb it does nothing.
 func (cb *CircuitBreaker) Reset() {
+	if cb == nil {
+		return
+	}
 	next := cb.newClosed()
 	old := cb.state.Swap(next)
 	old.leave()
