@@ -18,7 +18,9 @@ import (
 //   - an error is classified as OnError describes and returned unchanged;
 //   - the caller's own cancellation (ctx done and the error matching ctx.Err()) records
 //     nothing and hands the permission back;
-//   - a panic in call is recorded as a failure and returned as a *levee.PanicError.
+//   - a panic in call is recorded as a failure and returned as a *levee.PanicError;
+//   - a call that ends its goroutine with runtime.Goexit records nothing and hands the
+//     permission back, as a cancelled one.
 //
 // Every outcome is counted once, and a HALF_OPEN permit is only ever handed back to the
 // HALF_OPEN period that granted it, so a late call cannot inflate a later period's budget.
@@ -39,9 +41,20 @@ func Execute[T any](ctx context.Context, cb *CircuitBreaker, call func(context.C
 	if !ok {
 		return zero, cb.notPermitted(granted)
 	}
+	// safe.Call turns a panic into an error, so the only way out of call without returning is
+	// runtime.Goexit (t.FailNow in a test, for instance). Such a call told nothing about the
+	// dependency: like a cancelled one, it hands its permission back unrecorded. The deferred
+	// closure stays on the stack (an open-coded defer), so it allocates nothing.
+	exited := true
+	defer func() {
+		if exited {
+			granted.release()
+		}
+	}()
 	start := monotonic()
 	v, err := safe.Call(ctx, call)
 	d := monotonic() - start
+	exited = false
 	switch {
 	case err == nil:
 		if cb.cfg.RecordResultPredicate != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -144,4 +145,26 @@ func TestContextErrorNotFromTheCallerIsAFailure(t *testing.T) {
 		require.ErrorIs(t, err, errBoom)
 		assert.Equal(t, counts{buffered: 2, failed: 2}, countsOf(b.Metrics()))
 	})
+}
+
+// A call that leaves by runtime.Goexit (t.FailNow in a test helper, say) tells nothing about the
+// dependency: Execute records nothing and hands its HALF_OPEN permit back, so the next probe is
+// admitted.
+func TestExecuteGoexitInCallReleasesHalfOpenPermit(t *testing.T) {
+	b := mustNew(t, cb.Config{InitialState: cb.HalfOpen, PermittedNumberOfCallsInHalfOpenState: 1})
+	r := record(b)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		_, _ = cb.Execute(context.Background(), b, func(context.Context) (int, error) {
+			runtime.Goexit()
+			return 0, nil
+		})
+	}()
+	<-done
+	assert.Equal(t, []cb.EventType{}, r.types(), "nothing recorded, nothing published")
+	assert.Equal(t, counts{}, countsOf(b.Metrics()))
+	assert.Equal(t, cb.HalfOpen, b.State())
+	require.NoError(t, b.TryAcquirePermission(), "the next probe is admitted")
+	assert.ErrorIs(t, b.TryAcquirePermission(), cb.ErrCallNotPermitted, "and the budget is still 1")
 }
