@@ -4,7 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
+	"strings"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/stretchr/testify/assert"
@@ -179,4 +182,48 @@ func TestOnResult(t *testing.T) {
 	without := mustNew(t, cb.Config{SlidingWindowSize: 10})
 	without.OnResult(0, "anything", nil)
 	assert.Equal(t, counts{buffered: 1, successful: 1}, countsOf(without.Metrics()))
+}
+
+// The ERROR event of a result recorded as failure prints the result when its %v form is short
+// (at most 64 characters) and only its type otherwise: a whole *http.Response is noise.
+func TestResultRecordedAsFailureErrorPrintsShortResultsAndTypesOfLongOnes(t *testing.T) {
+	const prefix = "circuitbreaker: CircuitBreaker 'payment' has recorded '"
+	tests := []struct {
+		name   string
+		result any
+		want   string
+	}{
+		{"short", 503, "503"},
+		{"64 characters", strings.Repeat("x", 64), strings.Repeat("x", 64)},
+		{"64 runes, more bytes", strings.Repeat("é", 64), strings.Repeat("é", 64)},
+		{"65 characters", strings.Repeat("x", 65), "string"},
+		{"http response", &http.Response{Status: "503 Service Unavailable", StatusCode: 503,
+			Header: http.Header{"Retry-After": {"120"}}}, "*http.Response"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := &cb.ResultRecordedAsFailureError{Name: "payment", Result: tt.result}
+			assert.Equal(t, prefix+tt.want+"' as a failure", err.Error())
+		})
+	}
+}
+
+func TestRecordedLongResultIsNamedByTypeInTheErrorEvent(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		b := mustNew(t, cb.Config{SlidingWindowSize: 10,
+			RecordResultPredicate: func(r any) bool { return r.(*http.Response).StatusCode >= 500 }})
+		ev := record(b)
+		resp := &http.Response{Status: "503 Service Unavailable", StatusCode: 503, Proto: "HTTP/1.1"}
+		v, err := cb.Execute(context.Background(), b, func(context.Context) (*http.Response, error) {
+			time.Sleep(time.Second)
+			return resp, nil
+		})
+		require.NoError(t, err)
+		assert.Same(t, resp, v)
+		evs := ev.list()
+		require.Len(t, evs, 1)
+		assert.Equal(t, cb.EventError, evs[0].Type)
+		assert.Equal(t, "CircuitBreaker 'test' recorded an error: 'circuitbreaker: CircuitBreaker 'test' has "+
+			"recorded '*http.Response' as a failure'. Elapsed time: 1s", evs[0].String())
+	})
 }

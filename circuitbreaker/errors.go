@@ -3,6 +3,7 @@ package circuitbreaker
 import (
 	"errors"
 	"fmt"
+	"unicode/utf8"
 )
 
 // sentinel is the type of the package's sentinel errors. ErrCallNotPermitted is itself a levee
@@ -82,10 +83,19 @@ type ResultRecordedAsFailureError struct {
 }
 
 // Error returns Resilience4j's message: "circuitbreaker: CircuitBreaker 'payment' has recorded
-// '503' as a failure".
+// '503' as a failure". A result whose %v form is longer than 64 characters is named by its
+// type instead ("'*http.Response'"): a whole response in every log line is noise. Result
+// itself keeps the value.
 func (e *ResultRecordedAsFailureError) Error() string {
-	return fmt.Sprintf("circuitbreaker: CircuitBreaker '%s' has recorded '%v' as a failure", e.Name, e.Result)
+	result := fmt.Sprintf("%v", e.Result)
+	if utf8.RuneCountInString(result) > maxResultText {
+		result = fmt.Sprintf("%T", e.Result)
+	}
+	return "circuitbreaker: CircuitBreaker '" + e.Name + "' has recorded '" + result + "' as a failure"
 }
+
+// maxResultText is the longest %v form of a result that ResultRecordedAsFailureError prints.
+const maxResultText = 64
 
 // Is reports whether target is ErrResultRecordedAsFailure.
 func (e *ResultRecordedAsFailureError) Is(target error) bool {
