@@ -3,6 +3,7 @@ package async
 import (
 	"context"
 	"fmt"
+	"math"
 	"time"
 
 	"github.com/levee-go/levee"
@@ -46,6 +47,9 @@ func Hedge[T any](ctx context.Context, p *levee.Pipeline[T], call levee.Call[T],
 		return zero, levee.Outcome{}, fmt.Errorf("async: Hedge maxHedges must be >= 0, got %d", maxHedges)
 	}
 	attempts := maxHedges + 1
+	if maxHedges == math.MaxInt {
+		attempts = maxHedges // as good as unbounded, and no overflow
+	}
 	r := newRace(ctx, attempts, func(ctx context.Context, _ int) Result[T] {
 		v, out, err := p.ExecuteOutcome(ctx, call)
 		return Result[T]{Value: v, Err: err, Outcome: out}

@@ -3,6 +3,7 @@ package async_test
 import (
 	"context"
 	"errors"
+	"math"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -259,4 +260,25 @@ func TestHedgeNilContext(t *testing.T) {
 	v, _, err := async.Hedge(nil, nil, value(3), ms, 1) //nolint:staticcheck // nil ctx is allowed
 	require.NoError(t, err)
 	assert.Equal(t, 3, v)
+}
+
+// A huge maxHedges (hedge until the context ends) must not size anything by it: math.MaxInt
+// overflowed maxHedges+1 and panicked in make, and 1<<40 asked for terabytes up front.
+func TestHedgeHugeMaxHedges(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		for _, n := range []int{math.MaxInt, 1 << 40} {
+			v, _, err := async.Hedge(context.Background(), nil, value(7), time.Second, n)
+			require.NoError(t, err, n)
+			assert.Equal(t, 7, v)
+
+			// Hedging every 10ms until the deadline starts one attempt per delay, no more.
+			ctx, cancel := context.WithTimeout(context.Background(), 95*time.Millisecond)
+			b := newBlocker(0, nil)
+			_, _, err = async.Hedge(ctx, nil, b.call, 10*time.Millisecond, n)
+			cancel()
+			require.ErrorIs(t, err, context.DeadlineExceeded)
+			assert.EqualValues(t, 10, b.startedN.Load())
+			assert.EqualValues(t, 10, b.returned.Load())
+		}
+	})
 }

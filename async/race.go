@@ -16,10 +16,10 @@ type race[T any] struct {
 	ctx     context.Context // the caller's context
 	actx    context.Context // the attempts' context, cancelled when the race is decided
 	cancel  context.CancelFunc
-	results chan attemptResult[T] // buffered for every attempt, so none blocks on sending
+	results chan attemptResult[T] // buffered so that attempts rarely wait to report; see newRace
 	running int
 	started int
-	errs    []error           // the failures, by attempt index
+	errs    []error           // the failures, by attempt index, one entry per attempt started
 	answer  *attemptResult[T] // the fallback answer of the lowest attempt index so far
 	exec    func(ctx context.Context, i int) Result[T]
 }
@@ -29,21 +29,28 @@ type attemptResult[T any] struct {
 	Result[T]
 }
 
+// newRace returns a race of at most max attempts. Nothing is sized by max beyond a bound:
+// Hedge's maxHedges may be huge (hedge until the context ends). The buffer of results is a
+// convenience, not a need: the race's goroutine receives until no attempt is running, so an
+// attempt that finds it full waits a moment, never for ever.
 func newRace[T any](ctx context.Context, max int, exec func(context.Context, int) Result[T]) *race[T] {
 	ctx = safe.Ctx(ctx)
 	actx, cancel := context.WithCancel(ctx)
 	return &race[T]{
 		ctx: ctx, actx: actx, cancel: cancel,
-		results: make(chan attemptResult[T], max),
-		errs:    make([]error, max),
+		results: make(chan attemptResult[T], min(max, maxRaceBuffer)),
 		exec:    exec,
 	}
 }
+
+// maxRaceBuffer bounds the buffer of a race's results.
+const maxRaceBuffer = 64
 
 // start runs attempt i on a goroutine of its own.
 func (r *race[T]) start(i int) {
 	r.running++
 	r.started++
+	r.errs = append(r.errs, nil)
 	go func() {
 		res := Result[T]{Err: errExited}
 		defer func() {
@@ -125,7 +132,7 @@ func (r *race[T]) lost() (T, levee.Outcome, error) {
 	}
 	var zero T
 	var errs []error
-	for _, err := range r.errs[:r.started] {
+	for _, err := range r.errs {
 		if err != nil {
 			errs = append(errs, err)
 		}
