@@ -4,6 +4,7 @@ import (
 	"context"
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -212,5 +213,45 @@ func TestGoexitInATaskIsAccountedFor(t *testing.T) {
 		assert.Equal(t, poolState{1, 0, 0}, stateOf(pool))
 		require.NoError(t, pool.Close())
 		assert.Equal(t, poolState{0, 0, 0}, stateOf(pool))
+	})
+}
+
+// A worker that leaves by runtime.Goexit in an event consumer (a require in a subscriber, say)
+// before its task ran must still complete the task's future: it stayed pending for ever.
+func TestGoexitInAPoolSubscriberCompletesTheFuture(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		pool := newPool(t, async.WorkerPoolConfig{CoreThreadPoolSize: 1, MaxThreadPoolSize: 1, QueueCapacity: 1})
+		unsubscribe := pool.Subscribe(func(e async.WorkerPoolEvent) {
+			if e.Type == async.EventCallPermitted {
+				runtime.Goexit()
+			}
+		})
+		var ran atomic.Bool
+		f := submit(t, pool, func(context.Context) (int, error) { ran.Store(true); return 1, nil })
+		synctest.Wait()
+		r, done := f.Result()
+		require.True(t, done, "the future never completes")
+		assert.ErrorContains(t, r.Err, "exited without returning")
+		assert.False(t, ran.Load())
+		assert.Equal(t, poolState{0, 0, 0}, stateOf(pool))
+
+		unsubscribe()
+		v, err := submit(t, pool, value(2)).Get(context.Background())
+		require.NoError(t, err)
+		assert.Equal(t, 2, v)
+	})
+}
+
+// A task that leaves by runtime.Goexit has started and ended: CALL_FINISHED follows its
+// CALL_PERMITTED, as for any other outcome (Resilience4j publishes it in a finally block).
+func TestGoexitInATaskIsReportedFinished(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		pool := newPool(t, async.WorkerPoolConfig{CoreThreadPoolSize: 1, MaxThreadPoolSize: 1, QueueCapacity: 1})
+		events := recordEvents(pool)
+		f := submit(t, pool, func(context.Context) (int, error) { runtime.Goexit(); return 0, nil })
+		_, err := f.Get(context.Background())
+		assert.ErrorContains(t, err, "exited without returning")
+		synctest.Wait()
+		assert.Equal(t, []async.WorkerPoolEventType{async.EventCallPermitted, async.EventCallFinished}, events.get())
 	})
 }

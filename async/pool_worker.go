@@ -48,8 +48,9 @@ func (p *WorkerPool) exec(t *task) {
 		return
 	}
 	p.publish(EventCallPermitted)
+	// Deferred so that a task leaving by runtime.Goexit is reported finished too.
+	defer p.publish(EventCallFinished)
 	t.run(t.ctx) // never panics: the future recovers everything
-	p.publish(EventCallFinished)
 }
 
 // doneLocked counts t as finished.
@@ -58,22 +59,22 @@ func (p *WorkerPool) doneLocked(t *task) {
 	delete(p.running, t)
 }
 
-// lost accounts for a worker whose task ended its goroutine with runtime.Goexit: the future
-// is complete (its deferred functions ran), the worker is gone, and, as ThreadPoolExecutor's
-// processWorkerExit, a new worker takes over the queue so that no queued task is stranded.
+// lost accounts for a worker that ended with runtime.Goexit while running t, in the task or in
+// an event consumer: t's future completes (with errExited if the task never ran), the worker is
+// gone, and, as ThreadPoolExecutor's processWorkerExit, a new worker takes over the queue so
+// that no queued task is stranded.
 func (p *WorkerPool) lost(t *task) {
 	p.mu.Lock()
-	defer p.mu.Unlock()
 	p.doneLocked(t)
 	p.workers--
 	if next := p.queue.pop(); next != nil {
 		next.unwatch()
 		p.spawnLocked(next)
-		return
-	}
-	if p.closed && p.workers == 0 {
+	} else if p.closed && p.workers == 0 {
 		close(p.ended)
 	}
+	p.mu.Unlock()
+	t.abort(errExited) // a no-op when the task ran: its future is complete
 }
 
 // next returns the worker's next task, or nil when the worker must exit, as
