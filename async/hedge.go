@@ -14,7 +14,9 @@ import (
 // every delay, up to maxHedges more (maxHedges+1 attempts in all), to cut the tail latency of a
 // dependency that is sometimes slow. The first live success is returned: the other attempts are
 // cancelled, which releases their permits without recording them against the dependency, and
-// Hedge returns once they have returned. Hedging is not in Resilience4j; the rules follow
+// Hedge returns once they have returned. (A rate-limiter reservation of a cancelled loser comes
+// back only while it is the limiter's latest one, see package ratelimiter; otherwise its
+// permission in that future cycle goes unused, so no cycle ever admits more than its limit.) Hedging is not in Resilience4j; the rules follow
 // Polly's and failsafe-go's hedging:
 //
 //   - Each attempt is one full execution of p: it takes its own breaker decision, bulkhead

@@ -44,7 +44,8 @@ type WorkerPoolEvent struct {
 // Subscribe registers fn to receive every event of p from now on and returns the function that
 // unsubscribes it. fn runs synchronously on the goroutine that caused the event (a worker for
 // CALL_PERMITTED and CALL_FINISHED, the submitter for CALL_REJECTED), outside every lock of p
-// (it may call p), and must be quick. Events are built only while someone subscribes.
+// (it may call p's other methods, but not Close or Shutdown, which wait for the worker it runs
+// on), and must be quick. Events are built only while someone subscribes.
 func (p *WorkerPool) Subscribe(fn func(WorkerPoolEvent)) (unsubscribe func()) {
 	return p.events.Subscribe(fn)
 }

@@ -168,7 +168,8 @@ func (p *WorkerPool) Shutdown(ctx context.Context) error {
 // tasks running are cancelled. It returns once every worker goroutine has exited, so a task that
 // ignores its context delays it (a TimeLimiter in the task's pipeline bounds that). Calling it
 // again, or after Shutdown, is harmless. It always returns nil; the error is there for
-// io.Closer.
+// io.Closer. Close and Shutdown wait for every worker, so they must not be called from a task
+// of p or from a subscriber running on one of p's workers: that worker would wait for itself.
 func (p *WorkerPool) Close() error {
 	p.mu.Lock()
 	p.closeLocked()
