@@ -1,9 +1,11 @@
 package operators_test
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"runtime"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"testing/synctest"
@@ -117,13 +119,13 @@ func TestMapGoroutinesPerSubscriptionAreBounded(t *testing.T) {
 			return v, nil
 		}, operators.Concurrency(4)))
 		synctest.Wait()
-		before := runtimeGoroutines()
+		before := bubbleGoroutines()
 		ctx, cancel := context.WithCancel(context.Background())
 		defer cancel()
 		ch := m(rxgo.Just(ints(50)...)()).Observe(rxgo.WithContext(ctx))
 		synctest.Wait()
 		// The subscription's goroutine, the dispatcher, 4 workers, and Just's sender.
-		assert.Equal(t, 4+2+1, runtimeGoroutines()-before)
+		assert.Equal(t, 4+2+1, bubbleGoroutines()-before)
 		close(release)
 		n := 0
 		for range ch {
@@ -131,7 +133,7 @@ func TestMapGoroutinesPerSubscriptionAreBounded(t *testing.T) {
 		}
 		assert.Equal(t, 50, n)
 		synctest.Wait()
-		assert.Equal(t, before, runtimeGoroutines())
+		assert.Equal(t, before, bubbleGoroutines())
 	})
 }
 
@@ -152,4 +154,32 @@ func TestMapBufferLetsTheOperatorRunAhead(t *testing.T) {
 	})
 }
 
-func runtimeGoroutines() int { return runtime.NumGoroutine() }
+// bubbleGoroutines counts the goroutines of the calling goroutine's synctest bubble.
+// runtime.NumGoroutine counts the whole process, where a goroutine of an earlier test ending,
+// or a finalizer running, changes the count in the middle of a test.
+func bubbleGoroutines() int {
+	buf := make([]byte, 64<<10)
+	for {
+		n := runtime.Stack(buf, true)
+		if n < len(buf) {
+			buf = buf[:n]
+			break
+		}
+		buf = make([]byte, 2*len(buf))
+	}
+	header := func(stack []byte) string { // "goroutine 7 [running, synctest bubble 3]:"
+		line, _, _ := bytes.Cut(stack, []byte("\n"))
+		return string(line)
+	}
+	_, bubble, ok := strings.Cut(header(buf), ", synctest bubble ") // the caller's stack comes first
+	if !ok {
+		panic("bubbleGoroutines called outside a synctest bubble")
+	}
+	n := 0
+	for _, stack := range bytes.Split(buf, []byte("\n\n")) {
+		if _, b, ok := strings.Cut(header(stack), ", synctest bubble "); ok && b == bubble {
+			n++
+		}
+	}
+	return n
+}

@@ -1,9 +1,11 @@
 package stream_test
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"runtime"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"testing/synctest"
@@ -68,7 +70,7 @@ func TestOperatorGoroutines(t *testing.T) {
 					<-release
 					return 0, nil
 				}
-				before := runtime.NumGoroutine()
+				before := bubbleGoroutines()
 				var out <-chan struct{}
 				if tc.batch {
 					o, err := stream.Batch(ctx, in, 1, 0, nil, func(ctx context.Context, _ []int) (int, error) { return call(ctx) },
@@ -86,13 +88,13 @@ func TestOperatorGoroutines(t *testing.T) {
 				}
 				synctest.Wait()
 				assert.Equal(t, int64(tc.c), running.Load())
-				assert.Equal(t, tc.want+1, runtime.NumGoroutine()-before, "operator goroutines + the test's drain")
+				assert.Equal(t, tc.want+1, bubbleGoroutines()-before, "operator goroutines + the test's drain")
 				close(release)
 				close(in)
 				<-out
 				cancel()
 				synctest.Wait()
-				assert.Equal(t, before, runtime.NumGoroutine())
+				assert.Equal(t, before, bubbleGoroutines())
 			})
 		})
 	}
@@ -156,4 +158,34 @@ func TestMapBackpressure(t *testing.T) {
 			})
 		}
 	}
+}
+
+// bubbleGoroutines counts the goroutines of the calling goroutine's synctest bubble.
+// runtime.NumGoroutine counts the whole process, where a goroutine of an earlier test ending,
+// or a finalizer running, changes the count in the middle of a test.
+func bubbleGoroutines() int {
+	buf := make([]byte, 64<<10)
+	for {
+		n := runtime.Stack(buf, true)
+		if n < len(buf) {
+			buf = buf[:n]
+			break
+		}
+		buf = make([]byte, 2*len(buf))
+	}
+	header := func(stack []byte) string { // "goroutine 7 [running, synctest bubble 3]:"
+		line, _, _ := bytes.Cut(stack, []byte("\n"))
+		return string(line)
+	}
+	_, bubble, ok := strings.Cut(header(buf), ", synctest bubble ") // the caller's stack comes first
+	if !ok {
+		panic("bubbleGoroutines called outside a synctest bubble")
+	}
+	n := 0
+	for _, stack := range bytes.Split(buf, []byte("\n\n")) {
+		if _, b, ok := strings.Cut(header(stack), ", synctest bubble "); ok && b == bubble {
+			n++
+		}
+	}
+	return n
 }
