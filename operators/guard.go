@@ -19,9 +19,10 @@ import (
 // the time limit (TimeLimit, default BoundEachElement) and holds a bulkhead permit for its
 // whole life; src is called inside all of them, so an error or a panic while building the
 // stream is an attempt's failure that the breaker records, Retry retries and fb answers.
-// Retry starts a failed attempt over by calling src again. fb, when not nil, answers the
-// error the subscription failed with once everything inside has given up. Nil fields of ps
-// are skipped. See each operator for its rules.
+// Retry starts a failed attempt over by calling src again; a src that hands out the same
+// single-use Observable again is refused with ErrSingleUse, as under Retry. fb, when not nil,
+// answers the error the subscription failed with once everything inside has given up. Nil
+// fields of ps are skipped. See each operator for its rules.
 //
 // Guard returns an error, and builds nothing, when src is nil (levee.ErrNilCall), or when an
 // option is invalid or does not apply (TimeLimit without ps.TimeLimiter included).
@@ -53,18 +54,16 @@ func Guard(ps levee.Patterns, fb *fallback.Fallback[rxgo.Observable], src Source
 	if ps.CircuitBreaker != nil {
 		layers = append(layers, CircuitBreaker(ps.CircuitBreaker))
 	}
-	chain := func() rxgo.Observable {
-		obs := Lazy(src)
-		for _, l := range layers {
-			obs = l(obs)
-		}
-		return obs
+	// One chain, observed once per attempt: every layer is rxgo.Defer-based, and one Lazy
+	// for every attempt and subscription is what lets it refuse a src that hands out the same
+	// single-use Observable again (ErrSingleUse), which Retry then reports.
+	obs := Lazy(src)
+	for _, l := range layers {
+		obs = l(obs)
 	}
-	var obs rxgo.Observable
 	if ps.Retry != nil {
-		obs = Retry(ps.Retry, func(context.Context) (rxgo.Observable, error) { return chain(), nil })
-	} else {
-		obs = chain()
+		chain := obs
+		obs = Retry(ps.Retry, func(context.Context) (rxgo.Observable, error) { return chain, nil })
 	}
 	if fb != nil {
 		obs = Fallback(fb)(obs)

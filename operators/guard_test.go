@@ -114,6 +114,31 @@ func TestGuardOpenBreakerIsAnsweredWithoutBuildingOrRetrying(t *testing.T) {
 	assert.Equal(t, int64(1), rt.Metrics().NumberOfTotalCalls)
 }
 
+// rxgo's pitfall under Guard: each attempt used to observe a Lazy of its own, which could not
+// see that src handed out the same drained Create again, so the retry completed cleanly.
+func TestGuardRetryOfASingleUseObservableIsRefusedNotCompleted(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		once := rxgo.Create([]rxgo.Producer{func(_ context.Context, next chan<- rxgo.Item) {
+			next <- rxgo.Of(1)
+			next <- rxgo.Error(errBoom)
+		}}, rxgo.WithContext(ctx))
+		rt := newRetry(t, retry.Config{MaxAttempts: 3, WaitDuration: retry.NoWait})
+		var builds atomic.Int32
+		src := func(context.Context) (rxgo.Observable, error) {
+			builds.Add(1)
+			return once, nil
+		}
+		got, items := observe(mustGuard(t)(operators.Guard(levee.Patterns{Retry: rt}, nil, src)))
+		require.Len(t, got, 2, "not a clean completion after the first item")
+		assert.Equal(t, "1", got[0])
+		assert.ErrorIs(t, items[1].E, operators.ErrSingleUse)
+		assert.ErrorIs(t, items[1].E, errBoom, "the attempt's own error is kept")
+		assert.Equal(t, int32(2), builds.Load(), "the refusal is not retried")
+	})
+}
+
 func TestGuardTimeLimitOption(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		tl := newTimeLimiter(t, time.Second)

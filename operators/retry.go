@@ -35,7 +35,8 @@ import (
 // attempt subscribes to a fresh Observable: rxgo's own Retry observes the same Observable
 // again, which over Create or FromChannel silently completes and over FlatMap panics. A src
 // that hands out the same single-use Observable again is refused with an error item wrapping
-// ErrSingleUse and the previous attempt's error, without consulting r.
+// ErrSingleUse and the previous attempt's error, without consulting r; so is an attempt whose
+// first error item is such a refusal (a Lazy inside the Observable src builds refused it).
 //
 // To retry a guarded stream, let src build the whole chain, so that each attempt takes its
 // own permissions:
@@ -131,11 +132,7 @@ func (rt *retrying) attempt() attemptEnd {
 	}
 	u, err := open(ctx, obs, rt.seen)
 	if errors.Is(err, ErrSingleUse) {
-		if rt.lastErr != nil {
-			err = fmt.Errorf("%w; the attempt before failed with: %w", ErrSingleUse, rt.lastErr)
-		}
-		fail(rt.ctx, rt.next, err)
-		return attemptEnd{end: cancelled} // reported: the subscription just stops
+		return rt.singleUse(err)
 	}
 	if err != nil {
 		return attemptEnd{end: failed, err: err}
@@ -151,6 +148,9 @@ func (rt *retrying) attempt() attemptEnd {
 			}
 			return attemptEnd{end: completed}
 		case it.E != nil:
+			if safe.Is(it.E, ErrSingleUse) { // a Lazy within src's chain refused the same Observable
+				return rt.singleUse(it.E)
+			}
 			return attemptEnd{end: failed, err: it.E}
 		}
 		if rt.onResult {
@@ -162,6 +162,16 @@ func (rt *retrying) attempt() attemptEnd {
 			return attemptEnd{end: cancelled}
 		}
 	}
+}
+
+// singleUse ends the subscription with err, an ErrSingleUse refusal, without consulting the
+// retry: the next attempt would be refused again.
+func (rt *retrying) singleUse(err error) attemptEnd {
+	if rt.lastErr != nil {
+		err = fmt.Errorf("%w; the attempt before failed with: %w", err, rt.lastErr)
+	}
+	fail(rt.ctx, rt.next, err)
+	return attemptEnd{end: cancelled} // reported: the subscription just stops
 }
 
 // sleep waits d before the next attempt and reports whether the consumer is still there.
