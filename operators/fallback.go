@@ -2,7 +2,6 @@ package operators
 
 import (
 	"context"
-	"errors"
 
 	"github.com/levee-go/levee/fallback"
 	"github.com/levee-go/levee/internal/safe"
@@ -74,7 +73,7 @@ func replace(ctx context.Context, f *fallback.Fallback[rxgo.Observable], cause e
 		return
 	}
 	u.close()
-	if errors.Is(r.err, cause) {
+	if safe.Is(r.err, cause) { // r.err comes from user code: an Is method that panics must not crash
 		fail(ctx, next, r.err)
 		return
 	}

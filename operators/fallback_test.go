@@ -114,3 +114,24 @@ func TestFallbackNilFailsEachSubscription(t *testing.T) {
 	require.Len(t, items, 1)
 	assert.ErrorIs(t, items[0].E, fallback.ErrNilFallback)
 }
+
+// panickyIsError is an error whose Is method panics, as a typed nil whose Is reads its
+// receiver does.
+type panickyIsError struct{}
+
+func (panickyIsError) Error() string { return "panicky" }
+func (panickyIsError) Is(error) bool { panic("Is of a broken error") }
+
+func TestFallbackSurvivesAReplacementErrorWhoseIsPanics(t *testing.T) {
+	fb := newStreamFallback(t, fallback.OnAny(answer(rxgo.Just(panickyIsError{})())))
+	var items []rxgo.Item
+	for it := range operators.Fallback(fb)(rxgo.Just(1, errBoom)()).Observe() {
+		items = append(items, it)
+	}
+	require.Len(t, items, 2)
+	assert.Equal(t, 1, items[0].V)
+	var fe *fallback.Error
+	require.ErrorAs(t, items[1].E, &fe, "the replacement's error is kept with the cause, not a crash")
+	assert.Equal(t, panickyIsError{}, fe.Err)
+	assert.Same(t, errBoom, fe.Cause)
+}
