@@ -153,6 +153,22 @@ func TestTimeLimiterRecordsAnUpstreamErrorAndNothingOnCancel(t *testing.T) {
 	})
 }
 
+// The time limiter classified the upstream's error item with errors.Is, running its Is
+// method in rxgo's goroutine: one that panicked killed the process.
+func TestTimeLimiterSurvivesAnUpstreamErrorWhoseIsPanics(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		tl := newTimeLimiter(t, time.Second)
+		var items []rxgo.Item
+		for it := range limit(t, tl, 0)(newProbe(1, panickyIsError{}).Observable()).Observe() {
+			items = append(items, it)
+		}
+		require.Len(t, items, 2)
+		assert.Equal(t, 1, items[0].V)
+		assert.Equal(t, panickyIsError{}, items[1].E)
+		assert.Equal(t, int64(1), tl.Metrics().NumberOfFailedCalls)
+	})
+}
+
 func TestTimeLimiterRefusesUnknownBounds(t *testing.T) {
 	tl := newTimeLimiter(t, time.Second)
 	op, err := operators.TimeLimiter(tl, 8)

@@ -206,3 +206,34 @@ func TestSubscribeBulkheadWaitCountsTowardsTheFirstElement(t *testing.T) {
 		assert.Equal(t, circuitbreaker.Closed, cb.State())
 	})
 }
+
+// panickyIsError is an error whose Is method panics, as a typed nil whose Is reads its
+// receiver does.
+type panickyIsError struct{}
+
+func (panickyIsError) Error() string { return "panicky" }
+func (panickyIsError) Is(error) bool { panic("Is of a broken error") }
+
+// The time limiter classified the Source's error with errors.Is, running its Is method in
+// the subscription's goroutine: one that panicked killed the process.
+func TestSubscribeTimeLimiterSurvivesASourceErrorWhoseIsPanics(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		tl, err := timelimiter.New("tl", timelimiter.Config{TimeoutDuration: time.Hour})
+		require.NoError(t, err)
+		out, err := stream.Subscribe(context.Background(), levee.Patterns{TimeLimiter: tl},
+			func(ctx context.Context, emit func(int) error) error {
+				if err := emit(1); err != nil {
+					return err
+				}
+				return panickyIsError{}
+			})
+		require.NoError(t, err)
+		items := drain(out)
+		require.Len(t, items, 2)
+		assert.Equal(t, 1, items[0].Value)
+		assert.Equal(t, panickyIsError{}, items[1].Err)
+		m := tl.Metrics()
+		assert.Equal(t, int64(1), m.NumberOfFailedCalls)
+		assert.Equal(t, int64(0), m.NumberOfTimedOutCalls)
+	})
+}

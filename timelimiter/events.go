@@ -1,9 +1,10 @@
 package timelimiter
 
 import (
-	"errors"
 	"strconv"
 	"time"
+
+	"github.com/levee-go/levee/internal/safe"
 )
 
 // EventType is the kind of a time limiter event, as Resilience4j's TimeLimiterEvent.Type.
@@ -73,7 +74,7 @@ func (tl *TimeLimiter) OnError(d time.Duration, err error) {
 	switch {
 	case err == nil:
 		tl.OnSuccess(d)
-	case errors.Is(err, ErrTimeout):
+	case safe.Is(err, ErrTimeout): // err is the caller's: its Is methods may panic
 		tl.timedOut.Add(1)
 		tl.publish(EventTimeout, d, err)
 	default:
