@@ -15,7 +15,10 @@ import (
 //     cancelled and f.Recover chooses the handler for that error (closest match along its
 //     chain, as for any call; f's metrics and events count it);
 //   - a handler's Observable is subscribed to, once, and its items follow those the failed
-//     upstream had emitted; a nil Observable ends the subscription cleanly. An error item of
+//     upstream had emitted; a nil Observable ends the subscription cleanly. A handler that
+//     hands out again the same single-use Observable (rxgo's Create, FromChannel, ...) after
+//     an earlier subscription took items from it is refused: the error item is then a
+//     *fallback.Error holding ErrSingleUse and the original error. An error item of
 //     the replacement ends the subscription with a *fallback.Error holding it and the
 //     original error (the replacement is never subscribed to again: rxgo's
 //     OnErrorResumeNext loops for ever on a failing fallback), unless its chain already holds
@@ -30,6 +33,7 @@ import (
 // subscription with fallback.ErrNilFallback.
 func Fallback(f *fallback.Fallback[rxgo.Observable]) Operator {
 	return func(up rxgo.Observable) rxgo.Observable {
+		answers := new(observed) // a handler handing out the same single-use Observable again
 		return guarded(up, func(ctx context.Context, open func() (*upstream, error), next chan<- rxgo.Item) {
 			if f == nil {
 				fail(ctx, next, fallback.ErrNilFallback)
@@ -45,13 +49,13 @@ func Fallback(f *fallback.Fallback[rxgo.Observable]) Operator {
 			if r.end != failed {
 				return
 			}
-			replace(ctx, f, r.err, next)
+			replace(ctx, f, r.err, answers, next)
 		})
 	}
 }
 
 // replace answers cause with f and relays the answer.
-func replace(ctx context.Context, f *fallback.Fallback[rxgo.Observable], cause error, next chan<- rxgo.Item) {
+func replace(ctx context.Context, f *fallback.Fallback[rxgo.Observable], cause error, answers *observed, next chan<- rxgo.Item) {
 	obs, answered, err := f.Recover(ctx, cause)
 	if !answered {
 		if !safe.CallerCancelled(ctx, err) {
@@ -62,9 +66,9 @@ func replace(ctx context.Context, f *fallback.Fallback[rxgo.Observable], cause e
 	if obs == nil {
 		return
 	}
-	u, err := open(ctx, obs, nil)
-	if err != nil {
-		fail(ctx, next, err)
+	u, err := open(ctx, obs, answers)
+	if err != nil { // ErrSingleUse: the answer cannot be replayed
+		fail(ctx, next, &fallback.Error{Name: f.Name(), Cause: cause, Err: err})
 		return
 	}
 	defer u.close()

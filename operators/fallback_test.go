@@ -135,3 +135,23 @@ func TestFallbackSurvivesAReplacementErrorWhoseIsPanics(t *testing.T) {
 	assert.Equal(t, panickyIsError{}, fe.Err)
 	assert.Same(t, errBoom, fe.Cause)
 }
+
+// A handler that hands out the same single-use Observable at every failure: the second
+// subscription used to find its channel drained and end cleanly, without the cached items and
+// without the error.
+func TestFallbackRefusesASingleUseReplacementObservedAgain(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ch := make(chan rxgo.Item, 1)
+		ch <- rxgo.Of("cached")
+		close(ch)
+		f := newStreamFallback(t, fallback.OnAny(answer(rxgo.FromChannel(ch))))
+		obs := operators.Fallback(f)(newProbe(1, errBoom).Observable())
+		got, _ := observe(obs)
+		assert.Equal(t, []string{"1", "cached"}, got)
+		got, items := observe(obs)
+		require.Len(t, got, 2, "not a clean completion")
+		assert.Equal(t, "1", got[0])
+		assert.ErrorIs(t, items[1].E, operators.ErrSingleUse)
+		assert.ErrorIs(t, items[1].E, errBoom, "the failure it answered is kept")
+	})
+}
