@@ -1,0 +1,105 @@
+package main
+
+import (
+	"context"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.uber.org/goleak"
+
+	"github.com/levee-go/levee/circuitbreaker"
+	"github.com/levee-go/levee/examples/payment"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+// smallRun is the program's run scaled down for a test: the first 320 orders, with no pacing
+// and short retry waits. Without pacing, orders refused by an open breaker pass in
+// microseconds, so a phase could go by before the breaker's wait ends; with no wait, the
+// breaker probes at the next call instead, and every phase meets it as it would in the program,
+// however fast the machine.
+func smallRun() config {
+	return config{
+		Limit:       320,
+		Concurrency: 8,
+		Phases: []phase{
+			{"healthy", 0, payment.ModeOK},
+			{"failing", 100, payment.ModeFail},
+			{"slow", 180, payment.ModeSlow},
+			{"healthy again", 220, payment.ModeOK},
+		},
+		TimeLimit:   50 * time.Millisecond,
+		Backoff:     5 * time.Millisecond,
+		SlowLatency: 250 * time.Millisecond,
+	}
+}
+
+// The program's core against the real loopback gateway: every invariant it checks holds, and
+// the figures it reports add up.
+func TestPriceOrdersKeepsTheInvariants(t *testing.T) {
+	f, err := os.Open(ordersFile)
+	require.NoError(t, err)
+	defer f.Close()
+
+	rep, err := priceOrders(context.Background(), smallRun(), f)
+	require.NoError(t, err)
+	var summary strings.Builder
+	rep.print(&summary, ordersFile)
+	t.Log("\n" + summary.String())
+
+	var out []string
+	for _, c := range failed(rep.checks()) {
+		out = append(out, c.name+": "+c.measured)
+	}
+	require.Empty(t, out, "checks that failed")
+
+	assert.Equal(t, 320, rep.in)
+	assert.Equal(t, 320, rep.out)
+	wantOrders := []int{100, 80, 40, 100}
+	for i, p := range rep.phases {
+		assert.Equal(t, wantOrders[i], p.orders, "orders of phase %d", i)
+		assert.Equal(t, p.orders, p.live+p.cached+p.noPrice, "phase %d adds up", i)
+		assert.GreaterOrEqual(t, p.began, time.Duration(0), "phase %d was reached", i)
+	}
+	assert.GreaterOrEqual(t, rep.phases[0].live, 100-8, "healthy: at most the last 8 orders see the outage")
+	assert.Zero(t, rep.phases[1].live, "failing: no order priced live")
+	// Orders of the slow phase time out, but for the last 8, whose retries may meet the
+	// gateway healthy again.
+	assert.LessOrEqual(t, rep.phases[2].live, 8, "slow: every attempt times out")
+	assert.Positive(t, rep.phases[1].cached+rep.phases[2].cached, "the last known prices answered")
+	assert.Positive(t, rep.answered503[1].Load(), "the failing gateway was asked")
+	assert.Positive(t, rep.timedOut[2].Load(), "the slow gateway was asked and cut off")
+
+	var requests int64
+	for i := range rep.requests {
+		requests += rep.requests[i].Load()
+	}
+	assert.Equal(t, rep.received, requests, "the hook saw every request the gateway counted")
+	assert.LessOrEqual(t, rep.maxInFlight, int64(8))
+	assert.Equal(t, circuitbreaker.Closed, rep.finalState)
+	assert.LessOrEqual(t, rep.goroutinesAfter, rep.goroutinesBefore)
+}
+
+// A run cancelled before it starts prices nothing: the report says that orders were lost, by
+// the name of the check, and the run still leaves no goroutine behind.
+func TestPriceOrdersReportsACancelledRun(t *testing.T) {
+	f, err := os.Open(ordersFile)
+	require.NoError(t, err)
+	defer f.Close()
+
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	rep, err := priceOrders(ctx, smallRun(), f)
+	require.NoError(t, err)
+	assert.Zero(t, rep.out)
+	names := []string{}
+	for _, c := range failed(rep.checks()) {
+		names = append(names, c.name)
+	}
+	assert.Contains(t, names, "orders in = results out")
+	assert.LessOrEqual(t, rep.goroutinesAfter, rep.goroutinesBefore)
+}
