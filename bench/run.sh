@@ -11,7 +11,9 @@ mkdir -p results
 bin=$(mktemp -d)/bench.test
 trap 'rm -rf "$(dirname "$bin")"' EXIT
 
-others=$(pgrep -fa 'go-build|\.test|go (test|build|run|vet)' | grep -v pgrep || true)
+# Other Go builds and tests compete for the 2 cores: count them at the start and every 10 s.
+busy() { pgrep -fa 'go-build|\.test|go (test|build|run|vet)' | grep -v -e pgrep -e "$bin" || true; }
+others=$(busy)
 {
   go version
   echo "cpu: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(nproc) cores"
@@ -25,6 +27,8 @@ others=$(pgrep -fa 'go-build|\.test|go (test|build|run|vet)' | grep -v pgrep || 
 cat results/machine.txt
 
 go test -c -o "$bin" .
+( while sleep 10; do [ -n "$(busy)" ] && echo busy || echo idle; done ) > "$bin.busy" &
+monitor=$!
 run() { "$bin" -test.run '^$' -test.benchmem -test.count="$COUNT" "$@"; }
 {
   # The patterns: 200ms per sample.
@@ -34,6 +38,10 @@ run() { "$bin" -test.run '^$' -test.benchmem -test.count="$COUNT" "$@"; }
   # The time limiter's answer past the deadline: 20 calls per sample.
   run -test.bench '^BenchmarkTimeoutLatency$' -test.benchtime=20x
 } | tee results/raw.txt
+kill "$monitor"
+checks=$(wc -l < "$bin.busy")
+contended=$(grep -c busy "$bin.busy" || true)
+echo "other go processes during the run: in $contended of $checks checks (every 10 s)" >> results/machine.txt
 
 go run "$BENCHSTAT" -col /impl -table .name results/raw.txt > results/benchstat.txt
 go run "$BENCHSTAT" -col /impl -format csv results/raw.txt > results/benchstat.csv 2> /dev/null
