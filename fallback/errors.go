@@ -3,6 +3,8 @@ package fallback
 import (
 	"errors"
 	"fmt"
+
+	"github.com/levee-go/levee/internal/safe"
 )
 
 // ErrNilFallback is returned, never panicked, when a nil *Fallback is used.
@@ -22,7 +24,8 @@ type Error struct {
 // Error reads `fallback "NAME": ERR (cause: CAUSE)`; the cause is left out when Err already
 // holds it (as an error made by FailFast usually does) or when there is none.
 func (e *Error) Error() string {
-	if e.Cause == nil || errors.Is(e.Err, e.Cause) {
+	// safe.Is: an Is method of a user's error must not make printing this error panic.
+	if e.Cause == nil || safe.Is(e.Err, e.Cause) {
 		return fmt.Sprintf("fallback %q: %v", e.Name, e.Err)
 	}
 	return fmt.Sprintf("fallback %q: %v (cause: %v)", e.Name, e.Err, e.Cause)
