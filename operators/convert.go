@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"github.com/levee-go/levee"
+	"github.com/levee-go/levee/internal/chans"
 	"github.com/levee-go/levee/internal/safe"
 	"github.com/levee-go/levee/stream"
 	"github.com/reactivex/rxgo/v2"
@@ -72,7 +73,7 @@ func (p *pushed[T]) emit(v T) error {
 	if p.over {
 		return errEmitAfterReturn
 	}
-	if !send(p.next, rxgo.Of(v), p.ctx.Done()) {
+	if !chans.Send(p.next, rxgo.Of(v), p.ctx.Done()) {
 		return p.ctx.Err()
 	}
 	return nil
@@ -136,8 +137,8 @@ func fromItems[E any](open func(ctx context.Context) (<-chan E, error), item fun
 		}
 		done := ctx.Done()
 		for {
-			e, ok := receive(ch, done)
-			if !ok || !send(next, item(e), done) {
+			e, ok := chans.Receive(ch, done)
+			if !ok || !chans.Send(next, item(e), done) {
 				return
 			}
 		}
@@ -181,7 +182,7 @@ func ToChan[T any](ctx context.Context, obs rxgo.Observable) (values <-chan T, e
 		defer close(out)
 		done := ctx.Done()
 		ec <- drain(ctx, obs, nil, func(v T) error {
-			if !send(out, v, done) {
+			if !chans.Send(out, v, done) {
 				return ctx.Err()
 			}
 			return nil

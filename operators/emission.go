@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/levee-go/levee"
+	"github.com/levee-go/levee/internal/chans"
 	"github.com/reactivex/rxgo/v2"
 )
 
@@ -48,9 +49,9 @@ func Map[V, R any](p *levee.Pipeline[R], fn func(context.Context, V) (R, error),
 
 func emitValue[V, R any](r *Result[V, R], next chan<- rxgo.Item, done <-chan struct{}) bool {
 	if r.Err != nil {
-		return send(next, rxgo.Error(r.Err), done)
+		return chans.Send(next, rxgo.Error(r.Err), done)
 	}
-	return send(next, rxgo.Of(r.Value), done)
+	return chans.Send(next, rxgo.Of(r.Value), done)
 }
 
 // MapResults is Map that emits, for each element, an item whose value is the
@@ -67,7 +68,7 @@ func MapResults[V, R any](p *levee.Pipeline[R], fn func(context.Context, V) (R, 
 }
 
 func emitResult[V, R any](r *Result[V, R], next chan<- rxgo.Item, done <-chan struct{}) bool {
-	return send(next, rxgo.Of(*r), done)
+	return chans.Send(next, rxgo.Of(*r), done)
 }
 
 // Filter returns an Operator that calls keep(ctx, v) through the pipeline p for each value
@@ -86,9 +87,9 @@ func Filter[V any](p *levee.Pipeline[bool], keep func(context.Context, V) (bool,
 func emitKept[V any](r *Result[V, bool], next chan<- rxgo.Item, done <-chan struct{}) bool {
 	switch {
 	case r.Err != nil:
-		return send(next, rxgo.Error(r.Err), done)
+		return chans.Send(next, rxgo.Error(r.Err), done)
 	case r.Value:
-		return send(next, rxgo.Of(r.In), done)
+		return chans.Send(next, rxgo.Of(r.In), done)
 	default:
 		return true
 	}
@@ -110,10 +111,10 @@ func FlatMap[V, R any](p *levee.Pipeline[[]R], fn func(context.Context, V) ([]R,
 
 func emitEach[V, R any](r *Result[V, []R], next chan<- rxgo.Item, done <-chan struct{}) bool {
 	if r.Err != nil {
-		return send(next, rxgo.Error(r.Err), done)
+		return chans.Send(next, rxgo.Error(r.Err), done)
 	}
 	for _, x := range r.Value {
-		if !send(next, rxgo.Of(x), done) {
+		if !chans.Send(next, rxgo.Of(x), done) {
 			return false
 		}
 	}

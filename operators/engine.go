@@ -6,6 +6,7 @@ import (
 
 	"github.com/levee-go/levee"
 	"github.com/levee-go/levee/fallback"
+	"github.com/levee-go/levee/internal/chans"
 	"github.com/levee-go/levee/internal/safe"
 	"github.com/reactivex/rxgo/v2"
 )
@@ -82,7 +83,7 @@ func (e *emission[V, C]) run(ctx context.Context, up rxgo.Observable, seen *obse
 	defer s.finish()
 	u, err := open(s.ctx, up, seen)
 	if err != nil {
-		send(next, rxgo.Error(err), s.done)
+		chans.Send(next, rxgo.Error(err), s.done)
 		return
 	}
 	s.u = u
@@ -130,7 +131,7 @@ func (s *subscription[V, C]) fallback(r *Result[V, C]) {
 // ended by the subscription's own cancellation is not a result: nobody waits for it.
 func (s *subscription[V, C]) deliver(st *step[V, C]) bool {
 	if st.upErr != nil {
-		return send(s.next, rxgo.Error(st.upErr), s.done) && !s.e.set.stopOnError
+		return chans.Send(s.next, rxgo.Error(st.upErr), s.done) && !s.e.set.stopOnError
 	}
 	r := &st.r
 	if r.Err != nil {
@@ -150,7 +151,7 @@ func (s *subscription[V, C]) serial() {
 	var st step[V, C]
 	for index := 0; ; {
 		it, ok := s.u.receive(s.done)
-		if !ok || closed(s.done) {
+		if !ok || chans.Closed(s.done) {
 			return
 		}
 		if it.E != nil {

@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 
 	"github.com/levee-go/levee"
+	"github.com/levee-go/levee/internal/chans"
 	"github.com/levee-go/levee/internal/safe"
 	"github.com/reactivex/rxgo/v2"
 )
@@ -88,7 +89,7 @@ func Lazy(src Source) rxgo.Observable {
 		done := ctx.Done()
 		for {
 			it, ok := u.receive(done)
-			if !ok || !send(next, it, done) {
+			if !ok || !chans.Send(next, it, done) {
 				return
 			}
 		}
@@ -156,7 +157,7 @@ func open(ctx context.Context, obs rxgo.Observable, seen *observed) (*upstream, 
 // receive takes the next item. ok is false when the upstream completed or done is closed;
 // rxgo sources do not all close their channel on cancellation, so done is watched too.
 func (u *upstream) receive(done <-chan struct{}) (it rxgo.Item, ok bool) {
-	it, ok = receive(u.ch, done)
+	it, ok = chans.Receive(u.ch, done)
 	if ok {
 		u.took()
 	}

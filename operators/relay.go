@@ -4,6 +4,8 @@ import (
 	"context"
 
 	"github.com/reactivex/rxgo/v2"
+
+	"github.com/levee-go/levee/internal/chans"
 )
 
 // ending is how a guarded subscription's upstream ended, from the point of view of the
@@ -49,7 +51,7 @@ func relay(ctx context.Context, u *upstream, next chan<- rxgo.Item, onValue func
 		if onValue != nil {
 			onValue(it.V)
 		}
-		if !send(next, it, done) {
+		if !chans.Send(next, it, done) {
 			r.end = cancelled
 			return r
 		}
@@ -69,5 +71,5 @@ func guarded(up rxgo.Observable, guard func(ctx context.Context, open func() (*u
 
 // fail emits err as the subscription's last item.
 func fail(ctx context.Context, next chan<- rxgo.Item, err error) {
-	send(next, rxgo.Error(err), ctx.Done())
+	chans.Send(next, rxgo.Error(err), ctx.Done())
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/levee-go/levee"
+	"github.com/levee-go/levee/internal/chans"
 	"github.com/levee-go/levee/internal/safe"
 	"github.com/levee-go/levee/retry"
 	"github.com/reactivex/rxgo/v2"
@@ -158,7 +159,7 @@ func (rt *retrying) attempt() attemptEnd {
 				return attemptEnd{restart: true, wait: wait}
 			}
 		}
-		if !send(rt.next, it, done) {
+		if !chans.Send(rt.next, it, done) {
 			return attemptEnd{end: cancelled}
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/levee-go/levee/bulkhead"
+	"github.com/levee-go/levee/internal/chans"
 	"github.com/levee-go/levee/internal/safe"
 	"github.com/levee-go/levee/timelimiter"
 )
@@ -255,7 +256,7 @@ func (a *streamAttempt[T]) emit(v T) error {
 			}
 		}
 	}
-	if !send(a.s.out, Item[T]{Value: v, Attempt: a.n, Fallback: a.fallback}, a.ctx.Done()) {
+	if !chans.Send(a.s.out, Item[T]{Value: v, Attempt: a.n, Fallback: a.fallback}, a.ctx.Done()) {
 		return a.stopErr()
 	}
 	if a.bounds&BoundGap != 0 {

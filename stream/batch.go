@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/levee-go/levee"
+	"github.com/levee-go/levee/internal/chans"
 )
 
 // Batch groups the elements of in into batches of up to size elements and makes one guarded
@@ -56,7 +57,7 @@ func cut[V any](ctx context.Context, in <-chan V, out chan<- []V, size int, wait
 		select {
 		case v, ok := <-in:
 			if !ok {
-				if len(buf) > 0 && !send(out, buf, done) {
+				if len(buf) > 0 && !chans.Send(out, buf, done) {
 					return
 				}
 				close(out)
@@ -82,7 +83,7 @@ func cut[V any](ctx context.Context, in <-chan V, out chan<- []V, size int, wait
 			return
 		}
 		due = nil
-		if !send(out, buf, done) {
+		if !chans.Send(out, buf, done) {
 			return
 		}
 		buf = nil

@@ -3,6 +3,8 @@ package stream
 import (
 	"context"
 	"errors"
+
+	"github.com/levee-go/levee/internal/chans"
 )
 
 // Source is a lazy stream: a function that produces the stream's elements by calling emit
@@ -50,7 +52,7 @@ func FromChan[T any](open func(ctx context.Context) (<-chan T, error)) Source[T]
 		}
 		done := ctx.Done()
 		for {
-			v, ok := receive(ch, done)
+			v, ok := chans.Receive(ch, done)
 			if !ok {
 				if err := ctx.Err(); err != nil {
 					return err

@@ -6,6 +6,7 @@ import (
 
 	"github.com/levee-go/levee"
 	"github.com/levee-go/levee/fallback"
+	"github.com/levee-go/levee/internal/chans"
 	"github.com/levee-go/levee/internal/safe"
 )
 
@@ -96,7 +97,7 @@ func (s *stage[V, C, O]) finish() {
 	close(s.out)
 }
 
-func (s *stage[V, C, O]) send(r Result[V, O]) bool { return send(s.out, r, s.done) }
+func (s *stage[V, C, O]) send(r Result[V, O]) bool { return chans.Send(s.out, r, s.done) }
 
 // call makes the guarded call for element i and applies the element fallback.
 func (s *stage[V, C, O]) call(i int, v V) Result[V, C] {
@@ -137,8 +138,8 @@ func (s *stage[V, C, O]) deliver(r Result[V, C]) bool {
 func (s *stage[V, C, O]) serial() {
 	defer s.finish()
 	for i := 0; ; i++ {
-		v, ok := receive(s.in, s.done)
-		if !ok || closed(s.done) {
+		v, ok := chans.Receive(s.in, s.done)
+		if !ok || chans.Closed(s.done) {
 			return
 		}
 		if !s.deliver(s.call(i, v)) {
@@ -209,12 +210,12 @@ func (s *stage[V, C, O]) dispatch(tokens chan<- struct{}, jobs chan<- job[V], to
 		case <-s.done:
 			return
 		}
-		v, ok := receive(s.in, s.done)
+		v, ok := chans.Receive(s.in, s.done)
 		if !ok {
 			total <- i
 			return
 		}
-		if closed(s.done) {
+		if chans.Closed(s.done) {
 			return
 		}
 		select {
@@ -234,7 +235,7 @@ func (s *stage[V, C, O]) work(jobs <-chan job[V], slots []chan Result[V, C], res
 		case <-s.done:
 			return
 		}
-		if closed(s.done) { // both were ready: a stopped stage makes no more calls
+		if chans.Closed(s.done) { // both were ready: a stopped stage makes no more calls
 			return
 		}
 		r := s.call(j.i, j.v)

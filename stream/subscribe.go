@@ -7,6 +7,7 @@ import (
 
 	"github.com/levee-go/levee"
 	"github.com/levee-go/levee/fallback"
+	"github.com/levee-go/levee/internal/chans"
 	"github.com/levee-go/levee/internal/safe"
 	"github.com/levee-go/levee/retry"
 )
@@ -238,5 +239,5 @@ func (s *subscription[T]) fail(cause error) {
 			cause = &fallback.Error{Name: "stream", Cause: cause, Err: a.err}
 		}
 	}
-	send(s.out, Item[T]{Err: cause}, s.ctx.Done())
+	chans.Send(s.out, Item[T]{Err: cause}, s.ctx.Done())
 }
