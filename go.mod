@@ -3,8 +3,9 @@ module github.com/levee-go/levee
 go 1.26
 
 require (
-	github.com/stretchr/testify v1.12.1 // indirect
-	go.uber.org/goleak v1.3.0 // indirect
-	go.yaml.in/yaml/v3 v3.0.5 // indirect
-	pgregory.net/rapid v1.3.0 // indirect
+	github.com/stretchr/testify v1.12.1
+	go.uber.org/goleak v1.3.0
+	pgregory.net/rapid v1.3.0
 )
+
+require go.yaml.in/yaml/v3 v3.0.5 // indirect
