@@ -77,14 +77,21 @@ func (c Config) validate() error {
 // Resilience4j's SemaphoreBulkhead. It is safe for concurrent use and is shared by calls of any
 // result type. Create it with New; the zero value is not usable.
 type Bulkhead struct {
+	// Every acquire and release reads the fields up to events and waiting, and swaps state.
+	// state has a cache line of its own, so that a swap on one core does not evict the fields
+	// the other cores only read.
 	name    string
 	maxWait time.Duration
 	fair    bool
+	fullErr *BulkheadFullError // returned for every rejection: rejecting allocates nothing
+	events  event.Publisher[Event]
 
+	_ [cacheLine]byte
 	// state packs the maximum (high 32 bits) and the calls in flight (low 32 bits) into one
 	// word, so that "in flight < max" is checked and a permit taken by one compare-and-swap
 	// even while ChangeMaxConcurrentCalls runs.
 	state atomic.Uint64
+	_     [cacheLine - 8]byte
 
 	// waiting counts the callers that have announced they wait (under mu) and not yet left.
 	// The lock-free paths read it: a releaser hands its permit to the queue only when it is
@@ -96,10 +103,10 @@ type Bulkhead struct {
 
 	mu    sync.Mutex // guards queue; never held across a user's call or an event consumer
 	queue waitQueue
-
-	fullErr *BulkheadFullError // returned for every rejection: rejecting allocates nothing
-	events  event.Publisher[Event]
 }
+
+// cacheLine is the cache line size of common 64-bit processors.
+const cacheLine = 64
 
 // New returns a bulkhead named name (the name appears in errors, events and metrics) with the
 // configuration cfg, its zero fields replaced by the defaults. It returns an error naming the
