@@ -47,8 +47,8 @@ var ErrBoom = errors.New("bench: boom")
 // Result is the value a successful call returns.
 const Result = 42
 
-// Work is the guarded call in the two shapes the libraries take: with a context (levee,
-// backoff's caller, a direct call) and without (gobreaker, failsafe-go's Get).
+// Work is the guarded call in the two shapes the libraries take: with a context (levee and
+// a direct call) and without (gobreaker, failsafe-go's Get, backoff's operation).
 type Work struct {
 	Call  func(ctx context.Context) (int, error)
 	Plain func() (int, error)
