@@ -5,6 +5,7 @@ import (
 	"errors"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	fscircuitbreaker "github.com/failsafe-go/failsafe-go/circuitbreaker"
@@ -223,44 +224,47 @@ func blockUntil(release <-chan struct{}) Work {
 }
 
 // With a call that ignores its context, levee answers at the deadline while the call still
-// runs; failsafe-go's timeout and a bare context.WithTimeout answer only once it returns.
+// runs; failsafe-go's timeout and a bare context.WithTimeout answer only once it returns. Each
+// case runs in a synctest bubble, so the deadline is fake time and the bubble ends only once
+// the abandoned call has returned.
 func TestOnlyLeveeAnswersAtTheDeadline(t *testing.T) {
 	const timeout = 20 * time.Millisecond
 	for _, impl := range []string{"levee", "failsafe", "ctxtimeout"} {
 		t.Run(impl, func(t *testing.T) {
-			release := make(chan struct{})
-			cases, err := TimeLimiterCases(blockUntil(release), timeout)
-			require.NoError(t, err)
-			var c Case
-			for _, c = range cases {
-				if c.Impl == impl {
-					break
+			synctest.Test(t, func(t *testing.T) {
+				release := make(chan struct{})
+				cases, err := TimeLimiterCases(blockUntil(release), timeout)
+				require.NoError(t, err)
+				var c Case
+				for _, c = range cases {
+					if c.Impl == impl {
+						break
+					}
 				}
-			}
-			done := make(chan error, 1)
-			go func() { done <- c.Do(context.Background()) }()
+				done := make(chan error, 1)
+				go func() { done <- c.Do(context.Background()) }()
 
-			var err2 error
-			select {
-			case err2 = <-done:
-			case <-time.After(10 * timeout):
-			}
-			close(release)
-			if impl == "levee" {
-				require.ErrorIs(t, err2, timelimiter.ErrTimeout, "levee answers while the call runs")
-				require.ErrorIs(t, err2, context.DeadlineExceeded)
-				return
-			}
-			require.NoError(t, err2, "%s answered while the call still ran", impl)
-			err2 = <-done
-			if impl == "failsafe" {
-				assert.ErrorIs(t, err2, fstimeout.ErrExceeded)
-			} else {
-				assert.ErrorIs(t, err2, ErrBoom)
-			}
+				var err2 error
+				select {
+				case err2 = <-done:
+				case <-time.After(10 * timeout):
+				}
+				close(release)
+				if impl == "levee" {
+					require.ErrorIs(t, err2, timelimiter.ErrTimeout, "levee answers while the call runs")
+					require.ErrorIs(t, err2, context.DeadlineExceeded)
+					return
+				}
+				require.NoError(t, err2, "%s answered while the call still ran", impl)
+				err2 = <-done
+				if impl == "failsafe" {
+					assert.ErrorIs(t, err2, fstimeout.ErrExceeded)
+				} else {
+					assert.ErrorIs(t, err2, ErrBoom)
+				}
+			})
 		})
 	}
-	time.Sleep(timeout) // levee's abandoned call returns once released
 }
 
 func TestPipelinesAgree(t *testing.T) {
