@@ -1,0 +1,30 @@
+package chans
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+)
+
+func TestReceiveSendClosed(t *testing.T) {
+	done := make(chan struct{})
+	in := make(chan int, 1)
+	in <- 7
+	v, ok := Receive(in, done)
+	assert.True(t, ok)
+	assert.Equal(t, 7, v)
+
+	out := make(chan int, 1)
+	assert.True(t, Send(out, 8, done), "a ready channel takes the value")
+	assert.False(t, Closed(done))
+
+	close(done)
+	assert.True(t, Closed(done))
+	assert.False(t, Send(out, 9, done), "a full channel and a closed done: gives up")
+	_, ok = Receive(in, done)
+	assert.False(t, ok, "an empty input and a closed done: gives up")
+
+	close(in)
+	_, ok = Receive(in, make(chan struct{}))
+	assert.False(t, ok, "a closed input ends the stream")
+}

@@ -1,0 +1,50 @@
+package errmatch
+
+import (
+	"errors"
+	"fmt"
+	"reflect"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+type httpError struct{ status int }
+
+func (e *httpError) Error() string { return fmt.Sprintf("http %d", e.status) }
+
+var errSentinel = errors.New("sentinel")
+
+func TestListMatchesSentinelsAndTypes(t *testing.T) {
+	l, err := Compile("RecordErrors", []error{errSentinel, Type[*httpError]()})
+	require.NoError(t, err)
+	assert.False(t, l.Empty())
+	assert.True(t, l.Match(fmt.Errorf("wrapped: %w", errSentinel)))
+	assert.True(t, l.Match(fmt.Errorf("wrapped: %w", &httpError{503})))
+	assert.True(t, l.Match(errors.Join(errors.New("other"), &httpError{500})))
+	assert.False(t, l.Match(errors.New("other")))
+	assert.False(t, l.Match(nil))
+
+	var empty List
+	assert.True(t, empty.Empty())
+	assert.False(t, empty.Match(errSentinel))
+}
+
+func TestCompileRefusesEntriesThatCanNeverMatch(t *testing.T) {
+	_, err := Compile("IgnoreErrors", []error{errSentinel, nil})
+	assert.EqualError(t, err, "IgnoreErrors[1] is nil; want a sentinel error or levee.ErrorType[E]()")
+	_, err = Compile("RetryErrors", []error{(*httpError)(nil)})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "RetryErrors[0]")
+}
+
+func TestTypeMarker(t *testing.T) {
+	m := Type[*httpError]()
+	typ, ok := TypeOf(m)
+	assert.True(t, ok)
+	assert.Equal(t, reflect.TypeFor[*httpError](), typ)
+	assert.Equal(t, "levee: any error of type *errmatch.httpError", m.Error())
+	_, ok = TypeOf(errSentinel)
+	assert.False(t, ok)
+}
