@@ -25,6 +25,7 @@ const (
 	TimeWindow
 )
 
+// String names the window as the benchmarks label it ("count100", "time60s").
 func (w Window) String() string {
 	if w == TimeWindow {
 		return "time60s"
@@ -45,6 +46,7 @@ const (
 	BreakerRejected
 )
 
+// String names the load as the benchmarks label it.
 func (l BreakerLoad) String() string {
 	switch l {
 	case BreakerFailure:

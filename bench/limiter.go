@@ -23,6 +23,7 @@ const (
 	LimiterExhausted
 )
 
+// String names the load as the benchmarks label it.
 func (l LimiterLoad) String() string {
 	if l == LimiterExhausted {
 		return "exhausted"
