@@ -55,7 +55,9 @@ type layer[T any] struct {
 // Outcome tells how a guarded call was answered, for callers that must tell a fallback's answer
 // from a live one (a price served from cache, a PENDING payment).
 type Outcome struct {
-	// Fallback is true when a fallback handler produced the returned value or error.
+	// Fallback is true when a fallback handler answered: the returned value is its answer. A
+	// handler that itself failed does not count; its error comes back as a *fallback.Error that
+	// keeps the original.
 	Fallback bool
 	// Cause is the error the fallback answered; nil when Fallback is false.
 	Cause error

@@ -10,8 +10,10 @@ import (
 
 // All runs every call guarded by p, concurrently, and returns their results in input order,
 // once every call it started has returned: by then every permit they took is back. The calls
-// share p's patterns, so one breaker, bulkhead and rate limiter see the whole fan-out (see
-// MaxConcurrency to pace it).
+// share p's patterns, so one breaker, bulkhead and rate limiter see the whole fan-out. A fan-out
+// wider than p's bulkhead gets the surplus refused at once (MaxWaitDuration 0, Resilience4j's
+// default): pace it with MaxConcurrency(n) for n at most the bulkhead's limit, or give the
+// bulkhead a MaxWaitDuration.
 //
 // err is nil when every call succeeded or was answered by p's fallback. Otherwise it is the
 // first failure: with FailFast, the error that stopped the fan-out; without, the error of the

@@ -17,7 +17,8 @@ type Result[T any] struct {
 	// when a fallback answered.
 	Err error
 	// Outcome tells a fallback's answer from a live one: Outcome.Fallback is true when a
-	// fallback handler produced Value or Err, and Outcome.Cause is the error it answered.
+	// fallback handler answered with Value, and Outcome.Cause is the error it answered (a
+	// handler that failed leaves it false and its *fallback.Error in Err).
 	Outcome levee.Outcome
 }
 

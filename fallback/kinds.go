@@ -49,7 +49,9 @@ var ErrNoLastKnown = errors.New("fallback: no last known value")
 // of keys; a large or unbounded one needs a cache with eviction behind a handler of your own.
 //
 // A handler receives only the context and the error, so the key of the call travels in the
-// context: WithKey puts it there, for this LastKnown only.
+// context: WithKey puts it there, for this LastKnown only. Where the context of each call is not
+// yours to set — per element in package stream, for instance — use Get in an element-aware
+// fallback (stream.WithFallback) instead of Serve; async.ItemContext sets WithKey per call.
 type LastKnown[K comparable, V any] struct {
 	mu sync.RWMutex
 	m  map[K]V
