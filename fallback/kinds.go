@@ -51,7 +51,8 @@ var ErrNoLastKnown = errors.New("fallback: no last known value")
 // A handler receives only the context and the error, so the key of the call travels in the
 // context: WithKey puts it there, for this LastKnown only. Where the context of each call is not
 // yours to set — per element in package stream, for instance — use Get in an element-aware
-// fallback (stream.WithFallback) instead of Serve; async.ItemContext sets WithKey per call.
+// fallback (stream.WithFallback) instead of Serve; in package async, ItemContext is where to
+// call WithKey for each call.
 type LastKnown[K comparable, V any] struct {
 	mu sync.RWMutex
 	m  map[K]V
