@@ -111,6 +111,9 @@ func TestThreadPoolBulkheadAdmissionFollowsThreadPoolExecutor(t *testing.T) {
 		require.NoError(t, err)
 		assert.Equal(t, i, v)
 	}
+	// A worker publishes CALL_FINISHED after the task's future completes (as Resilience4j's
+	// finally block), so wait for the workers to exit before counting the events.
+	require.NoError(t, pool.Shutdown(context.Background()))
 	got := events.get()
 	count := map[async.WorkerPoolEventType]int{}
 	for _, e := range got {
