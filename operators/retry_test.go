@@ -156,11 +156,22 @@ func TestRetryCancelDuringTheWaitRecordsNothing(t *testing.T) {
 		rt := newRetry(t, retry.Config{MaxAttempts: 3, WaitDuration: time.Hour})
 		var builds atomic.Int32
 		start := time.Now()
-		got := take(operators.Retry(rt, flaky(&builds, 9)), 1)
-		assert.Equal(t, []string{"a1"}, got)
+		ctx, cancel := context.WithCancel(context.Background())
+		ch := operators.Retry(rt, flaky(&builds, 9)).Observe(rxgo.WithContext(ctx))
+		first := <-ch
+		// Let the first attempt fail and the retry start its hour-long wait, then cancel: the
+		// test must not race the cancellation against the attempt's error.
+		synctest.Wait()
+		cancel()
+		var rest []rxgo.Item
+		for it := range ch {
+			rest = append(rest, it)
+		}
+		assert.Equal(t, "a1", show(first))
+		assert.Empty(t, rest, "cancellation ends the subscription without an item")
 		assert.Equal(t, int32(1), builds.Load())
 		assert.Zero(t, time.Since(start), "the wait ended with the cancellation")
-		assert.Equal(t, retry.Metrics{NumberOfTotalCalls: 1}, rt.Metrics(), "no outcome recorded")
+		assert.Equal(t, retry.Metrics{NumberOfTotalCalls: 1}, rt.Metrics(), "the failed attempt counted, no outcome recorded")
 	})
 }
 
