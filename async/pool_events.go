@@ -1,45 +1,30 @@
 package async
 
 import (
-	"strconv"
 	"time"
+
+	"github.com/levee-go/levee/bulkhead"
 )
 
-// WorkerPoolEventType is the kind of a worker pool event, as Resilience4j's BulkheadEvent.Type.
-type WorkerPoolEventType int
+// WorkerPoolEvent is what a worker pool publishes to its subscribers: the pool's name, the
+// type and the time the event was created. It is the semaphore bulkhead's event, as
+// Resilience4j's ThreadPoolBulkhead publishes the same BulkheadEvent types as its Bulkhead;
+// only their timing differs (see the constants below).
+type WorkerPoolEvent = bulkhead.Event
 
-// The event types, in Resilience4j's names and with its ThreadPoolBulkhead's timing.
+// WorkerPoolEventType is the kind of a worker pool event, bulkhead.EventType.
+type WorkerPoolEventType = bulkhead.EventType
+
+// The event types with the worker pool's timing, Resilience4j's ThreadPoolBulkhead's.
 const (
 	// EventCallPermitted: a task started running on a worker (not when it was accepted: a
 	// queued task is permitted when it leaves the queue).
-	EventCallPermitted WorkerPoolEventType = iota + 1
+	EventCallPermitted = bulkhead.EventCallPermitted
 	// EventCallRejected: Submit refused a task because the pool was full.
-	EventCallRejected
+	EventCallRejected = bulkhead.EventCallRejected
 	// EventCallFinished: a task that had started returned, whatever its outcome.
-	EventCallFinished
+	EventCallFinished = bulkhead.EventCallFinished
 )
-
-// String returns Resilience4j's name of the type: "CALL_PERMITTED", "CALL_REJECTED" or
-// "CALL_FINISHED".
-func (t WorkerPoolEventType) String() string {
-	switch t {
-	case EventCallPermitted:
-		return "CALL_PERMITTED"
-	case EventCallRejected:
-		return "CALL_REJECTED"
-	case EventCallFinished:
-		return "CALL_FINISHED"
-	}
-	return "WorkerPoolEventType(" + strconv.Itoa(int(t)) + ")"
-}
-
-// WorkerPoolEvent is what a worker pool publishes to its subscribers: the pool's name, the
-// type and the time the event was created.
-type WorkerPoolEvent struct {
-	Name string
-	Type WorkerPoolEventType
-	Time time.Time
-}
 
 // Subscribe registers fn to receive every event of p from now on and returns the function that
 // unsubscribes it. fn runs synchronously on the goroutine that caused the event (a worker for

@@ -260,7 +260,7 @@ func TestPoolEventsFollowResilience4jTiming(t *testing.T) {
 		assert.Equal(t, "CALL_PERMITTED", async.EventCallPermitted.String())
 		assert.Equal(t, "CALL_REJECTED", async.EventCallRejected.String())
 		assert.Equal(t, "CALL_FINISHED", async.EventCallFinished.String())
-		assert.Equal(t, "WorkerPoolEventType(9)", async.WorkerPoolEventType(9).String())
+		assert.Equal(t, "EventType(9)", async.WorkerPoolEventType(9).String(), "the pool publishes the bulkhead's event type")
 	})
 }
 
