@@ -176,6 +176,9 @@ func Apply[A, T any](ctx context.Context, p *Pipeline[T], fn func(context.Contex
 	if p != nil {
 		layers = p.layers
 	}
+	if len(layers) == 0 {
+		return safe.Call(ctx, func(ctx context.Context) (T, error) { return fn(ctx, a) })
+	}
 	return exec(ctx, layers, len(layers)-1, fn, a, nil)
 }
 
@@ -191,6 +194,10 @@ func ApplyOutcome[A, T any](ctx context.Context, p *Pipeline[T], fn func(context
 	if p != nil {
 		layers = p.layers
 	}
+	if len(layers) == 0 {
+		v, err := safe.Call(ctx, func(ctx context.Context) (T, error) { return fn(ctx, a) })
+		return v, out, err
+	}
 	v, err := exec(ctx, layers, len(layers)-1, fn, a, &out)
 	return v, out, err
 }
@@ -201,7 +208,10 @@ func ApplyOutcome[A, T any](ctx context.Context, p *Pipeline[T], fn func(context
 // heap itself so that out stays on the caller's stack.
 func exec[A, T any](ctx context.Context, layers []layer[T], i int, fn func(context.Context, A) (T, error), a A, out *Outcome) (T, error) {
 	if i < 0 {
-		return safe.Call(ctx, func(ctx context.Context) (T, error) { return fn(ctx, a) })
+		// The innermost pattern's Execute already runs this through safe.Call; guarding it
+		// again here would only add a second recover to every call. Apply guards an empty
+		// pipeline itself.
+		return fn(ctx, a)
 	}
 	l := &layers[i]
 	next := func(ctx context.Context) (T, error) { return exec(ctx, layers, i-1, fn, a, out) }

@@ -382,3 +382,39 @@ func TestDecoratorsBuilder(t *testing.T) {
 		assert.Equal(t, "other", v)
 	})
 }
+
+// Whatever pattern is innermost, a panic in the call comes back as a *PanicError: the
+// pipeline relies on each pattern's Execute to guard the call.
+func TestPanicIsAnErrorWhateverTheInnermostPattern(t *testing.T) {
+	bh, err := bulkhead.New("bh", bulkhead.DefaultConfig())
+	require.NoError(t, err)
+	rl, err := ratelimiter.New("rl", ratelimiter.Config{LimitForPeriod: 100, LimitRefreshPeriod: time.Hour})
+	require.NoError(t, err)
+	tl, err := timelimiter.New("tl", timelimiter.DefaultConfig())
+	require.NoError(t, err)
+	catchAll, err := fallback.New("fb", fallback.OnAny(func(ctx context.Context, err error) (string, error) {
+		var pe *levee.PanicError
+		if errors.As(err, &pe) {
+			return "recovered", nil
+		}
+		return "", err
+	}))
+	require.NoError(t, err)
+	boom := func(context.Context) (string, error) { panic("boom") }
+	for name, p := range map[string]*levee.Pipeline[string]{
+		"bulkhead":       levee.Compose[string]().WithBulkhead(bh),
+		"ratelimiter":    levee.Compose[string]().WithRateLimiter(rl),
+		"timelimiter":    levee.Compose[string]().WithTimeLimiter(tl),
+		"circuitbreaker": levee.Compose[string]().WithCircuitBreaker(newBreaker(t, 10)),
+		"retry":          levee.Compose[string]().WithRetry(newRetry(t, 1, retry.Config{})),
+	} {
+		_, err := p.Execute(context.Background(), boom)
+		var pe *levee.PanicError
+		require.ErrorAs(t, err, &pe, name)
+		assert.Equal(t, "boom", pe.Value, name)
+	}
+	v, out, err := levee.Compose[string]().WithFallback(catchAll).ExecuteOutcome(context.Background(), boom)
+	require.NoError(t, err)
+	assert.Equal(t, "recovered", v)
+	assert.True(t, out.Fallback)
+}
