@@ -170,11 +170,6 @@ func TestExecuteRefusesNilArguments(t *testing.T) {
 	_, err = retry.Execute(context.Background(), nil, newScript(ok("x")).call)
 	assert.Same(t, retry.ErrNilRetry, err)
 	assert.Equal(t, retry.Metrics{}, r.Metrics())
-
-	_, err = retry.Decorate[int](r, nil)(context.Background())
-	assert.Same(t, safe.ErrNilCall, err)
-	_, err = retry.Decorate(nil, newScript(ok("x")).call)(context.Background())
-	assert.Same(t, retry.ErrNilRetry, err)
 }
 
 func TestExecuteTreatsNilContextAsBackground(t *testing.T) {
@@ -187,18 +182,4 @@ func TestExecuteTreatsNilContextAsBackground(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "PAID", v)
 	assert.Equal(t, context.Background(), got)
-}
-
-func TestDecorate(t *testing.T) {
-	r := newRetry(t, noWait(3))
-	s := newScript(fail(errGateway), ok("PAID"))
-	pay := retry.Decorate(r, s.call)
-	v, err := pay(context.Background())
-	require.NoError(t, err)
-	assert.Equal(t, "PAID", v)
-	v, err = pay(context.Background()) // every invocation is a fresh call with its own attempts
-	require.NoError(t, err)
-	assert.Equal(t, "PAID", v)
-	assert.Equal(t, 3, s.count())
-	assert.Equal(t, metrics(1, 1, 0, 0, 3), r.Metrics())
 }

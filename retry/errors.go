@@ -11,8 +11,7 @@ import (
 // RetryOnResultPredicate when retrying stopped.
 var ErrMaxRetriesExceeded = errors.New("retry: max retries exceeded")
 
-// ErrNilRetry is returned by Execute, and by the function Decorate returns, when the *Retry is
-// nil.
+// ErrNilRetry is returned by Execute when the *Retry is nil.
 var ErrNilRetry = errors.New("retry: nil *Retry")
 
 // MaxRetriesExceededError is the error of a call that ran out of attempts, as Resilience4j's

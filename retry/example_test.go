@@ -142,28 +142,6 @@ func ExampleRetry_Subscribe() {
 	// SUCCESS attempts=1 err=gateway 503 wait=0s
 }
 
-// Decorate guards a function once; every call of the result is retried independently.
-func ExampleDecorate() {
-	r, _ := retry.New("inventory", retry.Config{MaxAttempts: 2, WaitDuration: retry.NoWait})
-	calls := 0
-	lookup := retry.Decorate(r, func(context.Context) (int, error) {
-		calls++
-		if calls%2 == 1 {
-			return 0, errors.New("timeout")
-		}
-		return 7, nil
-	})
-	for range 2 {
-		n, err := lookup(context.Background())
-		fmt.Println(n, err)
-	}
-	fmt.Println("calls:", calls)
-	// Output:
-	// 7 <nil>
-	// 7 <nil>
-	// calls: 4
-}
-
 // An operator that runs attempts itself drives a Context by hand: it reports each outcome and
 // waits as told.
 func ExampleRetry_NewContext() {

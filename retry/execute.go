@@ -64,12 +64,6 @@ func Execute[T any](ctx context.Context, r *Retry, call func(context.Context) (T
 	}
 }
 
-// Decorate returns call guarded by r: each invocation runs Execute(ctx, r, call). With a nil r
-// or call the returned function returns ErrNilRetry or levee.ErrNilCall; it never panics.
-func Decorate[T any](r *Retry, call func(context.Context) (T, error)) func(context.Context) (T, error) {
-	return func(ctx context.Context) (T, error) { return Execute(ctx, r, call) }
-}
-
 // sleep waits d and reports true, or reports false as soon as ctx is done (also when it is done
 // already, so no attempt starts after a cancellation even with a zero wait).
 func sleep(ctx context.Context, d time.Duration) bool {
