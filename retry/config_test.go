@@ -10,7 +10,10 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/levee-go/levee/bulkhead"
+	"github.com/levee-go/levee/circuitbreaker"
 	"github.com/levee-go/levee/internal/errmatch"
+	"github.com/levee-go/levee/ratelimiter"
 	"github.com/levee-go/levee/retry"
 )
 
@@ -62,9 +65,10 @@ func TestNoWaitRetriesAtOnce(t *testing.T) {
 
 func TestIntervalFunctionTakesThePlaceOfWaitDuration(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		cfg := retry.DefaultConfig()
-		cfg.IntervalFunction = func(attempt int) time.Duration { return time.Duration(attempt) * time.Second }
-		r := newRetry(t, cfg)
+		r := newRetry(t, retry.Config{
+			IntervalFunction: func(attempt int) time.Duration { return time.Duration(attempt) * time.Second },
+		})
+		assert.Zero(t, r.Config().WaitDuration, "no default filled in: the function gives every wait")
 		start := time.Now()
 		_, err := retry.Execute(context.Background(), r, newScript(fail(errGateway)).call)
 		require.ErrorIs(t, err, errGateway)
@@ -72,9 +76,11 @@ func TestIntervalFunctionTakesThePlaceOfWaitDuration(t *testing.T) {
 	})
 }
 
+// TestNewRefusesInvalidConfig has one row per field and rule, with the exact message.
 func TestNewRefusesInvalidConfig(t *testing.T) {
 	interval := func(int) time.Duration { return time.Second }
 	biInterval := func(int, error, any) time.Duration { return time.Second }
+	typedNil := (*retry.MaxRetriesExceededError)(nil)
 	tests := []struct {
 		field string
 		name  string
@@ -87,17 +93,34 @@ func TestNewRefusesInvalidConfig(t *testing.T) {
 			"retry: WaitDuration must be >= 0 (or NoWait for no wait), got -2ms"},
 		{"WaitDuration just below NoWait", "r", retry.Config{WaitDuration: retry.NoWait - 1},
 			"retry: WaitDuration must be >= 0 (or NoWait for no wait), got -2ns"},
-		{"IntervalFunction and IntervalBiFunction", "r",
-			retry.Config{IntervalFunction: interval, IntervalBiFunction: biInterval},
-			"retry: IntervalFunction and IntervalBiFunction are both set; set at most one"},
-		{"RetryErrors", "r", retry.Config{RetryErrors: []error{errGateway, nil}},
+		{"WaitDuration and IntervalFunction", "r", retry.Config{WaitDuration: time.Second, IntervalFunction: interval},
+			"retry: set WaitDuration or IntervalFunction, not both"},
+		{"NoWait and IntervalFunction", "r", retry.Config{WaitDuration: retry.NoWait, IntervalFunction: interval},
+			"retry: set WaitDuration or IntervalFunction, not both"},
+		{"WaitDuration and IntervalBiFunction", "r", retry.Config{WaitDuration: time.Second, IntervalBiFunction: biInterval},
+			"retry: set WaitDuration or IntervalBiFunction, not both"},
+		{"IntervalFunction and IntervalBiFunction", "r", retry.Config{IntervalFunction: interval, IntervalBiFunction: biInterval},
+			"retry: set IntervalFunction or IntervalBiFunction, not both"},
+		{"RetryErrors nil", "r", retry.Config{RetryErrors: []error{errGateway, nil}},
 			"retry: RetryErrors[1] is nil; want a sentinel error or levee.ErrorType[E]()"},
-		{"IgnoreErrors", "r", retry.Config{IgnoreErrors: []error{nil}},
-			"retry: IgnoreErrors[0] is nil; want a sentinel error or levee.ErrorType[E]()"},
-		{"RetryErrors typed nil", "r", retry.Config{RetryErrors: []error{(*retry.MaxRetriesExceededError)(nil)}},
+		{"RetryErrors typed nil", "r", retry.Config{RetryErrors: []error{typedNil}},
 			"retry: RetryErrors[0] is a nil *retry.MaxRetriesExceededError; want a sentinel error or levee.ErrorType[*retry.MaxRetriesExceededError]() for every error of its type"},
-		{"IgnoreErrors typed nil", "r", retry.Config{IgnoreErrors: []error{errGateway, (*retry.MaxRetriesExceededError)(nil)}},
+		{"RetryErrors rejection", "r", retry.Config{RetryErrors: []error{errGateway, circuitbreaker.ErrCallNotPermitted}},
+			`retry: RetryErrors[1] must not be a levee rejection, got "circuitbreaker: call not permitted"; list it in RetryRejections`},
+		{"IgnoreErrors nil", "r", retry.Config{IgnoreErrors: []error{nil}},
+			"retry: IgnoreErrors[0] is nil; want a sentinel error or levee.ErrorType[E]()"},
+		{"IgnoreErrors typed nil", "r", retry.Config{IgnoreErrors: []error{errGateway, typedNil}},
 			"retry: IgnoreErrors[1] is a nil *retry.MaxRetriesExceededError; want a sentinel error or levee.ErrorType[*retry.MaxRetriesExceededError]() for every error of its type"},
+		{"IgnoreErrors rejection", "r", retry.Config{IgnoreErrors: []error{errRejected}},
+			`retry: IgnoreErrors[0] must not be a levee rejection, got "breaker: call not permitted"; a rejection is not retried unless RetryRejections lists it`},
+		{"RetryRejections nil", "r", retry.Config{RetryRejections: []error{circuitbreaker.ErrCallNotPermitted, nil}},
+			"retry: RetryRejections[1] is nil; want a sentinel error or levee.ErrorType[E]()"},
+		{"RetryRejections typed nil", "r", retry.Config{RetryRejections: []error{(*circuitbreaker.CallNotPermittedError)(nil)}},
+			"retry: RetryRejections[0] is a nil *circuitbreaker.CallNotPermittedError; want a sentinel error or levee.ErrorType[*circuitbreaker.CallNotPermittedError]() for every error of its type"},
+		{"RetryRejections not a rejection", "r", retry.Config{RetryRejections: []error{errRejected, errGateway}},
+			`retry: RetryRejections[1] must be a levee rejection (levee.IsRejection) or levee.ErrorType[E](), got "gateway 503"; list other errors in RetryErrors`},
+		{"RetryRejections breaker sentinel that is not a rejection", "r", retry.Config{RetryRejections: []error{circuitbreaker.ErrIllegalStateTransition}},
+			`retry: RetryRejections[0] must be a levee rejection (levee.IsRejection) or levee.ErrorType[E](), got "circuitbreaker: illegal state transition"; list other errors in RetryErrors`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.field, func(t *testing.T) {
@@ -116,22 +139,46 @@ func TestNewAcceptsBoundaryValues(t *testing.T) {
 		{IntervalFunction: func(int) time.Duration { return 0 }},
 		{IntervalBiFunction: func(int, error, any) time.Duration { return 0 }},
 		{RetryErrors: []error{errGateway, errmatch.Type[*httpError]()}},
+		{RetryErrors: []error{errmatch.Type[*circuitbreaker.CallNotPermittedError]()}}, // a type: not checked
+		{RetryRejections: []error{circuitbreaker.ErrCallNotPermitted, bulkhead.ErrBulkheadFull, ratelimiter.ErrRequestNotPermitted}},
+		{RetryRejections: []error{errmatch.Type[*circuitbreaker.CallNotPermittedError](), errRejected}},
 	} {
 		_, err := retry.New("r", cfg)
 		assert.NoError(t, err)
 	}
 }
 
+// TestConfigRoundTrips: what Config returns, New accepts, with the same behaviour.
+func TestConfigRoundTrips(t *testing.T) {
+	for _, cfg := range []retry.Config{
+		{},
+		{WaitDuration: retry.NoWait, RetryRejections: []error{circuitbreaker.ErrCallNotPermitted}},
+		{IntervalFunction: func(int) time.Duration { return time.Second }},
+		{IntervalBiFunction: func(int, error, any) time.Duration { return time.Second }},
+	} {
+		r := newRetry(t, cfg)
+		again, err := retry.New("again", r.Config())
+		require.NoError(t, err)
+		assert.Equal(t, r.Config().WaitDuration, again.Config().WaitDuration)
+		assert.Equal(t, r.Config().RetryRejections, again.Config().RetryRejections)
+	}
+}
+
 func TestConfigReturnsCopies(t *testing.T) {
 	list := []error{errGateway}
-	r := newRetry(t, retry.Config{WaitDuration: retry.NoWait, RetryErrors: list, IgnoreErrors: []error{errInvalid}})
-	list[0] = errInvalid // the caller's slice changes after New: r must not see it
+	rejections := []error{errRejected}
+	r := newRetry(t, retry.Config{WaitDuration: retry.NoWait, RetryErrors: list, IgnoreErrors: []error{errInvalid},
+		RetryRejections: rejections})
+	list[0] = errInvalid // the caller's slices change after New: r must not see it
+	rejections[0] = circuitbreaker.ErrCallNotPermitted
 	got := r.Config()
 	require.Equal(t, []error{errGateway}, got.RetryErrors)
 	got.RetryErrors[0] = errors.New("changed")
 	got.IgnoreErrors[0] = errors.New("changed")
+	got.RetryRejections[0] = errors.New("changed")
 	assert.Equal(t, []error{errGateway}, r.Config().RetryErrors)
 	assert.Equal(t, []error{errInvalid}, r.Config().IgnoreErrors)
+	assert.Equal(t, []error{errRejected}, r.Config().RetryRejections)
 
 	s := newScript(fail(errGateway), ok("done"))
 	v, err := retry.Execute(context.Background(), r, s.call)

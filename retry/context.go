@@ -65,16 +65,11 @@ func (c *Context) Attempts() int { return c.attempts }
 // OnError records that an attempt failed with err and decides what comes next, as
 // Resilience4j's Context.onError. When retry is true the caller waits wait (0 or more) and
 // makes the next attempt; a RETRY event was published. When retry is false the call is over
-// and Err returns the error it ends with:
-//
-//   - err itself when it is not retried (IGNORED_ERROR; counted as failed without retry,
-//     even after earlier retries);
-//   - a *MaxRetriesExceededError wrapping err when this was the last attempt (ERROR; failed
-//     with retry);
-//   - err itself when the interval function returned a negative interval (ERROR; failed with
-//     retry).
-//
-// A nil err records nothing and returns false.
+// and Err returns the error it ends with, by the rule written on Execute: err itself when it is
+// not retried (IGNORED_ERROR; counted as failed without retry, even after earlier retries), or a
+// *MaxRetriesExceededError wrapping err when the attempts ran out or the interval function
+// returned a negative wait (ERROR; failed with retry). A nil err records nothing and returns
+// false.
 func (c *Context) OnError(err error) (wait time.Duration, retry bool) {
 	r := c.r
 	if r == nil || c.state != running || err == nil {
@@ -93,11 +88,12 @@ func (c *Context) OnError(err error) (wait time.Duration, retry bool) {
 		return 0, false
 	}
 	c.lastErr = err
+	c.lastResult = nil
 	c.attempts++
 	if c.attempts >= r.maxAttempts {
 		r.failedWith.Add(1)
 		r.publish(EventError, c.attempts, err, 0)
-		c.stop(&MaxRetriesExceededError{Name: r.name, Attempts: c.attempts, LastErr: err})
+		c.stop(c.maxRetriesExceeded())
 		return 0, false
 	}
 	wait, perr = c.nextInterval(err, nil)
@@ -106,9 +102,10 @@ func (c *Context) OnError(err error) (wait time.Duration, retry bool) {
 		return 0, false
 	}
 	if wait < 0 {
+		// Stopped by the interval function: the same end as running out of attempts.
 		r.failedWith.Add(1)
 		r.publish(EventError, c.attempts, err, 0)
-		c.stop(err)
+		c.stop(c.maxRetriesExceeded())
 		return 0, false
 	}
 	r.publish(EventRetry, c.attempts, err, wait)
@@ -212,7 +209,13 @@ func (c *Context) stop(err error) {
 }
 
 func (c *Context) maxRetriesExceeded() *MaxRetriesExceededError {
-	return &MaxRetriesExceededError{Name: c.r.name, Attempts: c.attempts, LastResult: c.lastResult, LastErr: c.lastErr}
+	return &MaxRetriesExceededError{
+		Name:        c.r.name,
+		Attempts:    c.attempts,
+		MaxAttempts: c.r.maxAttempts,
+		LastResult:  c.lastResult,
+		LastErr:     c.lastErr,
+	}
 }
 
 // hookPanicked ends the call when a config hook panicked: a failure (with retry when an earlier

@@ -46,7 +46,7 @@ func TestContextExhaustion(t *testing.T) {
 	require.False(t, again)
 	var mre *retry.MaxRetriesExceededError
 	require.ErrorAs(t, c.Err(), &mre)
-	assert.Equal(t, retry.MaxRetriesExceededError{Name: "test", Attempts: 2, LastErr: errInvalid}, *mre)
+	assert.Equal(t, retry.MaxRetriesExceededError{Name: "test", Attempts: 2, MaxAttempts: 2, LastErr: errInvalid}, *mre)
 	assert.Equal(t, 2, c.Attempts())
 }
 

@@ -6,36 +6,43 @@ import (
 	"fmt"
 )
 
-// ErrMaxRetriesExceeded matches (errors.Is) every *MaxRetriesExceededError: the call used all
-// its attempts and still failed, or (with FailAfterMaxAttempts) its result still matched
-// RetryOnResultPredicate when retrying stopped.
+// ErrMaxRetriesExceeded matches (errors.Is) every *MaxRetriesExceededError.
 var ErrMaxRetriesExceeded = errors.New("retry: max retries exceeded")
 
 // ErrNilRetry is returned by Execute when the *Retry is nil.
 var ErrNilRetry = errors.New("retry: nil *Retry")
 
-// MaxRetriesExceededError is the error of a call that ran out of attempts, as Resilience4j's
-// MaxRetriesExceededException. It is returned
+// MaxRetriesExceededError is the error of a call that stopped retrying while its last outcome
+// was still one to retry, as Resilience4j's MaxRetriesExceededException: its attempts ran out
+// (Attempts == MaxAttempts) or the interval function returned a negative wait
+// (Attempts < MaxAttempts). Execute returns it
 //
-//   - when the last attempt failed with a retryable error: LastErr is that error, and Unwrap
-//     returns it so errors.Is and errors.As find the call's own error;
-//   - with FailAfterMaxAttempts, when the last result still matched RetryOnResultPredicate and
-//     no attempt was left (or the interval function returned a negative interval): LastResult
-//     is that result and LastErr the last error of an earlier attempt, if any.
+//   - when the last attempt failed with an error that is retried: LastErr is that error, and
+//     Unwrap returns it, so errors.Is and errors.As find the call's own error;
+//   - with FailAfterMaxAttempts, when the last attempt returned a result that
+//     RetryOnResultPredicate still matched: LastResult is that result and LastErr the error of
+//     an earlier attempt, if any.
 //
-// Attempts is the number of attempts made. errors.Is(err, ErrMaxRetriesExceeded) is true. It is
-// not a levee rejection: the call did run, so an outer circuit breaker records it as a failure.
+// errors.Is(err, ErrMaxRetriesExceeded) is true. The call did run, so it is not a levee
+// rejection, unless its last error was one (retried because RetryRejections listed it).
 type MaxRetriesExceededError struct {
-	Name       string
-	Attempts   int
-	LastResult any
-	LastErr    error
+	Name        string // the Retry's name
+	Attempts    int    // attempts made
+	MaxAttempts int    // the Config's MaxAttempts
+	LastResult  any
+	LastErr     error
 }
 
-// Error reads "retry: Retry '<name>' has exhausted all attempts (<attempts>)", followed by
-// ": <last error>" when there is one.
+// Error reads "retry: Retry '<name>' has exhausted all attempts (<attempts>)" or, when the
+// interval function stopped it early, "retry: Retry '<name>' stopped after <attempts> of
+// <max> attempts", followed by ": <last error>" when there is one.
 func (e *MaxRetriesExceededError) Error() string {
-	msg := fmt.Sprintf("retry: Retry '%s' has exhausted all attempts (%d)", e.Name, e.Attempts)
+	var msg string
+	if e.Attempts < e.MaxAttempts {
+		msg = fmt.Sprintf("retry: Retry '%s' stopped after %d of %d attempts", e.Name, e.Attempts, e.MaxAttempts)
+	} else {
+		msg = fmt.Sprintf("retry: Retry '%s' has exhausted all attempts (%d)", e.Name, e.Attempts)
+	}
 	if e.LastErr != nil {
 		msg += ": " + e.LastErr.Error()
 	}

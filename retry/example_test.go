@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/levee-go/levee/circuitbreaker"
 	"github.com/levee-go/levee/retry"
 )
 
@@ -104,10 +105,10 @@ func ExampleConfig_retryOnResult() {
 	// last result: PENDING
 }
 
-// Resilience4j's exponential backoff: each interval is the previous one times the multiplier,
-// truncated to whole milliseconds.
+// An exponential backoff multiplies each interval by the multiplier, to the nanosecond: 4ms
+// with multiplier 1.2 grows by 0.8ms, then 0.96ms, where whole milliseconds would stay at 4ms.
 func ExampleExponentialBackoff() {
-	backoff, _ := retry.ExponentialBackoff(500*time.Millisecond, 1.5, 0)
+	backoff, _ := retry.ExponentialBackoff(4*time.Millisecond, 1.2, 0)
 	capped, _ := retry.ExponentialBackoff(500*time.Millisecond, 1.5, time.Second)
 	var plain, withCap []time.Duration
 	for attempt := 1; attempt <= 5; attempt++ {
@@ -116,9 +117,39 @@ func ExampleExponentialBackoff() {
 	}
 	fmt.Println(plain)
 	fmt.Println(withCap)
+
+	_, err := retry.ExponentialBackoff(4*time.Millisecond, 1.2, 3*time.Millisecond)
+	fmt.Println(err)
 	// Output:
-	// [500ms 750ms 1.125s 1.687s 2.53s]
+	// [4ms 4.8ms 5.76ms 6.912ms 8.2944ms]
 	// [500ms 750ms 1s 1s 1s]
+	// retry: ExponentialBackoff max must be 0 (no cap) or >= initial (4ms), got 3ms
+}
+
+// A circuit breaker inside a retry refuses calls while it is open. Those refusals are not
+// retried, whatever RetryErrors or RetryOnErrorPredicate say: retrying a call that never
+// reached the dependency only delays the caller. Listing the rejection in RetryRejections
+// brings back Resilience4j's behaviour of retrying it.
+func ExampleConfig_retryRejections() {
+	cb, _ := circuitbreaker.New("payment", circuitbreaker.Config{InitialState: circuitbreaker.ForcedOpen})
+	notBadRequest := func(err error) bool { return !errors.Is(err, ErrInvalidOrder) }
+
+	for _, rejections := range [][]error{nil, {circuitbreaker.ErrCallNotPermitted}} {
+		r, _ := retry.New("payment", retry.Config{
+			WaitDuration:          retry.NoWait,
+			RetryOnErrorPredicate: notBadRequest,
+			RetryRejections:       rejections,
+		})
+		attempts := 0
+		_, err := retry.Execute(context.Background(), r, func(ctx context.Context) (string, error) {
+			attempts++
+			return circuitbreaker.Execute(ctx, cb, func(context.Context) (string, error) { return "PAID", nil })
+		})
+		fmt.Println(attempts, "attempt(s):", err)
+	}
+	// Output:
+	// 1 attempt(s): circuitbreaker: CircuitBreaker 'payment' is FORCED_OPEN and does not permit further calls
+	// 3 attempt(s): retry: Retry 'payment' has exhausted all attempts (3): circuitbreaker: CircuitBreaker 'payment' is FORCED_OPEN and does not permit further calls
 }
 
 // Events tell what a Retry did: a RETRY before each wait, then SUCCESS (or ERROR).

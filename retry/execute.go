@@ -7,27 +7,44 @@ import (
 	"github.com/levee-go/levee/internal/safe"
 )
 
-// Execute runs call under r, retrying it as r's Config says, and returns the outcome of the last
-// attempt, as Resilience4j's Retry.executeCallable:
+// Execute runs call under r, retrying it as r's Config says, as Resilience4j's
+// Retry.executeCallable. Each attempt is classified: a value is accepted unless
+// RetryOnResultPredicate matches it; an error that is a levee rejection is retried only when
+// RetryRejections lists it; any other error is retried when RetryErrors or
+// RetryOnErrorPredicate matches it (every error when both are unset) and IgnoreErrors does not.
+// Before each retry Execute waits the interval the Config gives; no wait follows the last
+// attempt.
 //
-//   - the value of the first attempt that succeeds (or whose result is not retried);
-//   - the error of an attempt that is not retried, unchanged;
-//   - a *MaxRetriesExceededError wrapping the last error when the attempts ran out on errors;
-//   - the last result with a nil error when they ran out on results, or a
-//     *MaxRetriesExceededError carrying it with FailAfterMaxAttempts;
-//   - the caller's cancellation, at once and unchanged, when an attempt returns it (the call is
-//     not retried and not counted);
-//   - when ctx is done during a wait, an error matching ctx.Err() that also wraps the last
-//     error, with no further attempt.
+// How a call ends, the one rule for Execute and for a Context driven by hand. Execute returns
+// the value of the last attempt made and:
 //
-// Alongside an error, Execute returns the value the last attempt returned. Each attempt runs
-// through a panic guard: a panic becomes a *levee.PanicError, classified like any other error
+//   - nil, when that attempt's value is accepted (a success, after retries or not);
+//   - the attempt's error itself, unchanged, when it is not retried: an error IgnoreErrors or
+//     the classification above leaves alone, or a rejection RetryRejections does not list —
+//     even after earlier retries;
+//   - the caller's cancellation itself, unchanged, when an attempt returns an error matching
+//     ctx.Err() once ctx is done: it is not retried and counted in no outcome;
+//   - when ctx is done during a wait (or before a retry with no wait), an error that matches
+//     ctx.Err() and context.Cause(ctx) with errors.Is and also wraps the last attempt's error,
+//     so neither is lost; no further attempt runs and no outcome is counted;
+//   - a *MaxRetriesExceededError wrapping the last error when the last attempt failed with a
+//     retried error and retrying stopped, because the attempts ran out or because the interval
+//     function returned a negative wait: errors.Is finds both ErrMaxRetriesExceeded and the
+//     call's own error;
+//   - nil, when the last attempt's result still matched RetryOnResultPredicate and retrying
+//     stopped (attempts ran out or a negative wait): the caller gets that result as it is.
+//     With FailAfterMaxAttempts the error is instead a *MaxRetriesExceededError carrying the
+//     result in LastResult;
+//   - a *levee.PanicError when a config hook (a predicate, an interval function,
+//     ConsumeResultBeforeRetryAttempt) panics, wrapping the attempt's error if there was one.
+//
+// A panic in call itself becomes a *levee.PanicError and is classified like any other error
 // (retried by default). A nil ctx means context.Background(); a nil call returns
 // levee.ErrNilCall and a nil r returns ErrNilRetry, without panicking.
 //
-// Waits use a timer and end early when ctx is done; no wait follows the final attempt. With no
-// event subscriber and no RetryOnResultPredicate, a call that succeeds allocates nothing, and
-// call is not retained after Execute returns.
+// With no event subscriber and no RetryOnResultPredicate, a call that succeeds allocates
+// nothing, nor does one that ends at once on an error that is not retried; call is not
+// retained after Execute returns.
 func Execute[T any](ctx context.Context, r *Retry, call func(context.Context) (T, error)) (T, error) {
 	if r == nil {
 		var zero T

@@ -74,7 +74,7 @@ func TestExhaustedOnErrorsWrapsLastError(t *testing.T) {
 	require.ErrorIs(t, err, errGateway)
 	var mre *retry.MaxRetriesExceededError
 	require.ErrorAs(t, err, &mre)
-	assert.Equal(t, retry.MaxRetriesExceededError{Name: "test", Attempts: 3, LastErr: last}, *mre)
+	assert.Equal(t, retry.MaxRetriesExceededError{Name: "test", Attempts: 3, MaxAttempts: 3, LastErr: last}, *mre)
 	assert.Equal(t, "retry: Retry 'test' has exhausted all attempts (3): third: gateway 503", err.Error())
 	assert.Same(t, last, errors.Unwrap(err))
 	assert.False(t, reject.Is(err), "exhaustion is not a rejection: the call ran")
@@ -131,6 +131,7 @@ func TestErrorClassification(t *testing.T) {
 	isGateway := func(err error) bool { return errors.Is(err, errGateway) }
 	isInvalid := func(err error) bool { return errors.Is(err, errInvalid) }
 	always := func(error) bool { return true }
+	never := func(error) bool { return false }
 	other := errors.New("other")
 	h503 := &httpError{Status: 503}
 	tests := []struct {
@@ -162,10 +163,14 @@ func TestErrorClassification(t *testing.T) {
 		{"wrapped rejection not retried by default", retry.Config{}, fmt.Errorf("x: %w", errRejected), false},
 		{"rejection not retried with IgnoreErrors only", retry.Config{IgnoreErrors: []error{errInvalid}}, errRejected, false},
 		{"rejection not matched by other RetryErrors", retry.Config{RetryErrors: []error{errGateway}}, errRejected, false},
-		{"rejection listed in RetryErrors", retry.Config{RetryErrors: []error{errRejected}}, errRejected, true},
-		{"rejection type in RetryErrors", retry.Config{RetryErrors: []error{errmatch.Type[*rejection]()}}, errRejected, true},
-		{"rejection matched by predicate", retry.Config{RetryOnErrorPredicate: always}, errRejected, true},
-		{"rejection listed but ignored", retry.Config{RetryErrors: []error{errRejected}, IgnoreErrors: []error{errRejected}}, errRejected, false},
+		{"rejection not matched by a type in RetryErrors", retry.Config{RetryErrors: []error{errmatch.Type[*rejection]()}}, errRejected, false},
+		{"rejection never seen by a predicate", retry.Config{RetryOnErrorPredicate: always}, errRejected, false},
+		{"rejection listed in RetryRejections", retry.Config{RetryRejections: []error{errRejected}}, errRejected, true},
+		{"wrapped rejection listed in RetryRejections", retry.Config{RetryRejections: []error{errRejected}}, fmt.Errorf("x: %w", errRejected), true},
+		{"rejection type in RetryRejections", retry.Config{RetryRejections: []error{errmatch.Type[*rejection]()}}, errRejected, true},
+		{"RetryRejections beats IgnoreErrors' type", retry.Config{RetryRejections: []error{errRejected}, IgnoreErrors: []error{errmatch.Type[*rejection]()}}, errRejected, true},
+		{"RetryRejections beats a refusing predicate", retry.Config{RetryRejections: []error{errRejected}, RetryOnErrorPredicate: never}, errRejected, true},
+		{"other rejection not listed", retry.Config{RetryRejections: []error{errRejected}}, &rejection{by: "bulkhead"}, false},
 		{"panic retried by default", retry.Config{}, safe.NewPanicError("boom"), true},
 		{"panic ignored by type", retry.Config{IgnoreErrors: []error{errmatch.Type[*safe.PanicError]()}}, safe.NewPanicError("boom"), false},
 	}
@@ -206,7 +211,7 @@ func TestRejectionsAreNotRetriedByDefault(t *testing.T) {
 
 func TestRejectionsAreRetriedWhenListed(t *testing.T) {
 	cfg := noWait(3)
-	cfg.RetryErrors = []error{errRejected}
+	cfg.RetryRejections = []error{errRejected}
 	r := newRetry(t, cfg)
 	s := newScript(fail(errRejected), fail(errRejected), ok("PAID"))
 	v, err := retry.Execute(context.Background(), r, s.call)
@@ -229,7 +234,12 @@ func TestNegativeIntervalStopsRetrying(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		start := time.Now()
 		_, err := retry.Execute(context.Background(), r, s.call)
-		assert.Same(t, errGateway, err, "the last error itself, not exhaustion")
+		var mre *retry.MaxRetriesExceededError
+		require.ErrorAs(t, err, &mre, "stopping ends the call as exhaustion does")
+		assert.Equal(t, retry.MaxRetriesExceededError{Name: "test", Attempts: 2, MaxAttempts: 5, LastErr: errGateway}, *mre)
+		assert.EqualError(t, err, "retry: Retry 'test' stopped after 2 of 5 attempts: gateway 503")
+		assert.ErrorIs(t, err, retry.ErrMaxRetriesExceeded)
+		assert.ErrorIs(t, err, errGateway)
 		assert.Equal(t, 100*ms, time.Since(start))
 	})
 	assert.Equal(t, 2, s.count())

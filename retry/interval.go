@@ -9,8 +9,8 @@ import (
 
 // IntervalFunction returns the wait before a retry, given attempt, the number of failed
 // attempts so far: 1 before the first retry, 2 before the second, and so on. A negative result
-// stops retrying (the call ends with the last outcome). It must be safe for concurrent use.
-// As Resilience4j's IntervalFunction (there in milliseconds).
+// stops retrying (see Execute for how the call then ends). It must be safe for concurrent use.
+// As Resilience4j's IntervalFunction, in time.Duration rather than milliseconds.
 type IntervalFunction func(attempt int) time.Duration
 
 // IntervalBiFunction is an IntervalFunction that also sees the outcome that caused the retry:
@@ -18,170 +18,147 @@ type IntervalFunction func(attempt int) time.Duration
 // RetryOnResultPredicate (then result is that value). As Resilience4j's IntervalBiFunction.
 type IntervalBiFunction func(attempt int, err error, result any) time.Duration
 
-// The constructors below reproduce Resilience4j's IntervalFunction arithmetic exactly: values
-// are whole milliseconds (a Duration argument's sub-millisecond part is dropped, as
-// Duration.toMillis), each exponential step truncates, and a base interval below 1ms is refused.
-// They return an error, never panic, on a bad argument. An attempt below 1 is taken as 1.
-
-// maxMillis is the largest whole number of milliseconds a time.Duration holds; results saturate
-// there as Java's long saturates at Long.MAX_VALUE.
-const maxMillis = math.MaxInt64 / int64(time.Millisecond)
+// The constructors below compute every interval in time.Duration precision: a 1.5ms interval
+// stays 1.5ms and a backoff of 4ms × 1.2 gives 4ms, 4.8ms, 5.76ms (Resilience4j works in whole
+// milliseconds and truncates each step, which would give 4ms every time). Intervals saturate at
+// the largest time.Duration (about 292 years) instead of overflowing; use a max to cap them.
+// A bad argument is refused with an error naming it; the functions never panic, and take an
+// attempt below 1 as 1.
 
 // uniform returns U in [0, 1) for the randomized intervals; tests replace it.
 var uniform = rand.Float64
 
-// FixedInterval returns a function giving d before every retry, as Resilience4j's
-// IntervalFunction.of(interval). d must be at least 1ms.
-func FixedInterval(d time.Duration) (IntervalFunction, error) {
-	ms, err := baseMillis("FixedInterval", "interval", d)
-	if err != nil {
+// FixedInterval returns a function giving interval before every retry, as Resilience4j's
+// IntervalFunction.of(interval). interval must be > 0. (A constant wait is also what
+// Config.WaitDuration alone gives.)
+func FixedInterval(interval time.Duration) (IntervalFunction, error) {
+	if err := checkPositive("FixedInterval", "interval", interval); err != nil {
 		return nil, err
 	}
-	return func(int) time.Duration { return millis(ms) }, nil
+	return func(int) time.Duration { return interval }, nil
 }
 
-// ExponentialBackoff returns a function giving initial before the first retry and, for each
-// later one, the previous interval times multiplier truncated to whole milliseconds, capped at
-// max (0: no cap). As Resilience4j's IntervalFunction.ofExponentialBackoff(initial, multiplier,
-// max): initial 500ms with multiplier 1.5 gives 500, 750, 1125, 1687, 2530ms.
+// ExponentialBackoff returns a function giving initial × multiplier^(attempt−1), rounded to the
+// nanosecond and capped at max (0: no cap), as Resilience4j's
+// IntervalFunction.ofExponentialBackoff(initial, multiplier, max): initial 500ms with multiplier
+// 1.5 gives 500ms, 750ms, 1.125s, 1.6875s, 2.53125s.
 //
-// initial must be at least 1ms, multiplier a finite number >= 1 (Resilience4j accepts smaller
-// ones; a backoff that shrinks towards zero is refused here), and max 0 or at least 1ms.
+// initial must be > 0, multiplier a finite number >= 1 (a backoff that shrinks is refused) and
+// max 0 or at least initial.
 func ExponentialBackoff(initial time.Duration, multiplier float64, max time.Duration) (IntervalFunction, error) {
-	base, err := baseMillis("ExponentialBackoff", "initial interval", initial)
-	if err != nil {
-		return nil, err
-	}
-	if err := checkMultiplier("ExponentialBackoff", multiplier); err != nil {
-		return nil, err
-	}
-	capMs, err := maxIntervalMillis("ExponentialBackoff", max)
-	if err != nil {
+	const fn = "ExponentialBackoff"
+	if err := checkExponential(fn, initial, multiplier, max); err != nil {
 		return nil, err
 	}
 	return func(attempt int) time.Duration {
-		return millis(exponential(base, multiplier, attempt, capMs))
+		return capAt(exponential(initial, multiplier, attempt), max)
 	}, nil
 }
 
-// RandomizedInterval returns a function giving d spread at random by randomizationFactor before
-// every retry: trunc(max(1, lo + U·(hi − lo + 1))) ms with lo = d·(1−factor), hi = d·(1+factor)
-// and U uniform in [0, 1), as Resilience4j's IntervalFunction.ofRandomized. d must be at least
-// 1ms and randomizationFactor in [0, 1] (0 gives d exactly).
-func RandomizedInterval(d time.Duration, randomizationFactor float64) (IntervalFunction, error) {
-	ms, err := baseMillis("RandomizedInterval", "interval", d)
-	if err != nil {
+// RandomizedInterval returns a function giving interval spread at random before every retry,
+// as Resilience4j's IntervalFunction.ofRandomized: a wait drawn uniformly from
+// [interval − δ, interval + δ], where δ is interval × randomizationFactor truncated to the
+// nanosecond. interval must be > 0 and randomizationFactor in [0, 1), so the wait is never 0;
+// factor 0 gives interval exactly.
+func RandomizedInterval(interval time.Duration, randomizationFactor float64) (IntervalFunction, error) {
+	const fn = "RandomizedInterval"
+	if err := checkPositive(fn, "interval", interval); err != nil {
 		return nil, err
 	}
-	if err := checkFactor("RandomizedInterval", randomizationFactor); err != nil {
+	if err := checkFactor(fn, randomizationFactor); err != nil {
 		return nil, err
 	}
 	return func(int) time.Duration {
-		return millis(randomize(ms, randomizationFactor))
+		return spread(interval, randomizationFactor, uniform())
 	}, nil
 }
 
-// ExponentialRandomBackoff returns ExponentialBackoff's interval (without its cap) spread at
+// ExponentialRandomBackoff returns ExponentialBackoff's interval (before its cap) spread at
 // random as RandomizedInterval, then capped at max (0: no cap), as Resilience4j's
-// IntervalFunction.ofExponentialRandomBackoff: the cap applies after randomization. Arguments
-// are checked as in ExponentialBackoff and RandomizedInterval.
+// IntervalFunction.ofExponentialRandomBackoff: the cap applies after the spread, so waits near
+// the cap are max itself. Arguments are checked as in ExponentialBackoff and RandomizedInterval.
 func ExponentialRandomBackoff(initial time.Duration, multiplier, randomizationFactor float64, max time.Duration) (IntervalFunction, error) {
-	const name = "ExponentialRandomBackoff"
-	base, err := baseMillis(name, "initial interval", initial)
-	if err != nil {
+	const fn = "ExponentialRandomBackoff"
+	if err := checkExponential(fn, initial, multiplier, max); err != nil {
 		return nil, err
 	}
-	if err := checkMultiplier(name, multiplier); err != nil {
-		return nil, err
-	}
-	if err := checkFactor(name, randomizationFactor); err != nil {
-		return nil, err
-	}
-	capMs, err := maxIntervalMillis(name, max)
-	if err != nil {
+	if err := checkFactor(fn, randomizationFactor); err != nil {
 		return nil, err
 	}
 	return func(attempt int) time.Duration {
-		v := randomize(exponential(base, multiplier, attempt, 0), randomizationFactor)
-		if capMs > 0 && v > capMs {
-			v = capMs
-		}
-		return millis(v)
+		d := exponential(initial, multiplier, attempt)
+		return capAt(spread(d, randomizationFactor, uniform()), max)
 	}, nil
 }
 
-// exponential applies x ← trunc(x × multiplier) attempt−1 times to base, then caps at capMs
-// when it is positive. The loop stops early at a fixed point (x no longer grows), at
-// saturation, or once past a cap, since multiplier >= 1 never brings x back down.
-func exponential(base int64, multiplier float64, attempt int, capMs int64) int64 {
-	x := base
-	for i := 1; i < attempt; i++ {
-		if capMs > 0 && x >= capMs {
-			break
-		}
-		next := truncMillis(float64(x) * multiplier)
-		if next == x {
-			break
-		}
-		x = next
-		if x == maxMillis {
-			break
-		}
+// exponential returns initial × multiplier^(attempt−1), rounded to the nanosecond. Computing
+// the power at once, rather than step by step, keeps a huge attempt cheap.
+func exponential(initial time.Duration, multiplier float64, attempt int) time.Duration {
+	if attempt <= 1 || multiplier == 1 {
+		return initial
 	}
-	if capMs > 0 && x > capMs {
-		x = capMs
-	}
-	return x
+	return saturate(math.Round(float64(initial) * math.Pow(multiplier, float64(attempt-1))))
 }
 
-// randomize spreads current by factor as Resilience4j's IntervalFunction: the +1 makes the upper
-// bound reachable after truncation, and the result is never below 1ms.
-func randomize(current int64, factor float64) int64 {
-	c := float64(current)
-	delta := factor * c
-	lo, hi := c-delta, c+delta
-	return truncMillis(math.Max(1, lo+uniform()*(hi-lo+1)))
+// spread returns a wait in [d − δ, d + δ] with δ = trunc(d × factor), at position u ∈ [0, 1)
+// of that range. With factor < 1 and d > 0 the result is at least 1ns.
+func spread(d time.Duration, factor, u float64) time.Duration {
+	delta := time.Duration(float64(d) * factor) // < d in exact arithmetic; rounding may reach d
+	if delta >= d {
+		delta = d - 1
+	}
+	lo := d - delta
+	hi := d + delta
+	if hi < d { // overflow
+		hi = math.MaxInt64
+	}
+	span := hi - lo
+	off := u * float64(span)
+	if off >= float64(span) { // u rounds up to 1 at this scale (also keeps the conversion in range)
+		return hi
+	}
+	return lo + min(time.Duration(off), span) // float64(span) may round up past span
 }
 
-// truncMillis truncates v towards zero, saturating at maxMillis as Java's (long) cast saturates.
-func truncMillis(v float64) int64 {
-	if v >= float64(maxMillis) {
-		return maxMillis
+// saturate converts a non-negative number of nanoseconds to a Duration, saturating at the
+// largest one (float64(math.MaxInt64) is 2^63, out of range).
+func saturate(ns float64) time.Duration {
+	if ns >= math.MaxInt64 {
+		return math.MaxInt64
 	}
-	return int64(v)
+	return time.Duration(ns)
 }
 
-func millis(ms int64) time.Duration { return time.Duration(ms) * time.Millisecond }
-
-func baseMillis(fn, arg string, d time.Duration) (int64, error) {
-	ms := d.Milliseconds()
-	if ms < 1 {
-		return 0, fmt.Errorf("retry: %s %s must be >= 1ms, got %v", fn, arg, d)
+func capAt(d, max time.Duration) time.Duration {
+	if max > 0 && d > max {
+		return max
 	}
-	return ms, nil
+	return d
 }
 
-func maxIntervalMillis(fn string, max time.Duration) (int64, error) {
-	if max == 0 {
-		return 0, nil
+func checkPositive(fn, arg string, d time.Duration) error {
+	if d <= 0 {
+		return fmt.Errorf("retry: %s %s must be > 0, got %v", fn, arg, d)
 	}
-	ms := max.Milliseconds()
-	if ms < 1 {
-		return 0, fmt.Errorf("retry: %s max interval must be 0 (no cap) or >= 1ms, got %v", fn, max)
-	}
-	return ms, nil
+	return nil
 }
 
-func checkMultiplier(fn string, m float64) error {
-	if !(m >= 1) || math.IsInf(m, 1) {
-		return fmt.Errorf("retry: %s multiplier must be a finite number >= 1, got %v", fn, m)
+func checkExponential(fn string, initial time.Duration, multiplier float64, max time.Duration) error {
+	if err := checkPositive(fn, "initial", initial); err != nil {
+		return err
+	}
+	if !(multiplier >= 1) || math.IsInf(multiplier, 1) {
+		return fmt.Errorf("retry: %s multiplier must be a finite number >= 1, got %v", fn, multiplier)
+	}
+	if max != 0 && max < initial {
+		return fmt.Errorf("retry: %s max must be 0 (no cap) or >= initial (%v), got %v", fn, initial, max)
 	}
 	return nil
 }
 
 func checkFactor(fn string, f float64) error {
-	if !(f >= 0 && f <= 1) {
-		return fmt.Errorf("retry: %s randomization factor must be in [0, 1], got %v", fn, f)
+	if !(f >= 0 && f < 1) {
+		return fmt.Errorf("retry: %s randomizationFactor must be in [0, 1), got %v", fn, f)
 	}
 	return nil
 }

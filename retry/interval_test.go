@@ -7,11 +7,17 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"pgregory.net/rapid"
 
 	"github.com/levee-go/levee/retry"
 )
 
-const ms = time.Millisecond
+const (
+	ms = time.Millisecond
+	us = time.Microsecond
+
+	longest = time.Duration(math.MaxInt64)
+)
 
 func sequence(f retry.IntervalFunction, n int) []time.Duration {
 	out := make([]time.Duration, n)
@@ -29,16 +35,19 @@ func TestExponentialBackoffSequences(t *testing.T) {
 		max        time.Duration
 		want       []time.Duration
 	}{
-		{"Resilience4j example", 500 * ms, 1.5, 0, []time.Duration{500 * ms, 750 * ms, 1125 * ms, 1687 * ms, 2530 * ms}},
-		{"seed scenario 2", 100 * ms, 2, 0, []time.Duration{100 * ms, 200 * ms, 400 * ms, 800 * ms}},
-		// Truncation at every step, not once at the end: 3, 4.5→4, 6, 9, 13.5→13, 19.5→19
-		// (a single truncation of 3·1.5^n would give 3, 4, 6, 10, 15, 22).
-		{"truncates per step", 3 * ms, 1.5, 0, []time.Duration{3 * ms, 4 * ms, 6 * ms, 9 * ms, 13 * ms, 19 * ms}},
-		{"stuck where truncation cancels growth", 1 * ms, 1.5, 0, []time.Duration{ms, ms, ms, ms}},
+		// Resilience4j's whole milliseconds would give 4ms every time: trunc(4 × 1.2) = 4.
+		{"grows below a millisecond step", 4 * ms, 1.2, 0,
+			[]time.Duration{4 * ms, 4800 * us, 5760 * us, 6912 * us, 8294400 * time.Nanosecond}},
+		// Resilience4j: 500, 750, 1125, 1687, 2530ms.
+		{"Resilience4j's example, unrounded", 500 * ms, 1.5, 0,
+			[]time.Duration{500 * ms, 750 * ms, 1125 * ms, 1687500 * us, 2531250 * us}},
+		{"scenario 2", 100 * ms, 2, 0, []time.Duration{100 * ms, 200 * ms, 400 * ms, 800 * ms}},
+		{"sub-millisecond initial kept", 1500 * us, 2, 0, []time.Duration{1500 * us, 3 * ms, 6 * ms}},
+		{"one nanosecond", time.Nanosecond, 1.5, 0, []time.Duration{1, 2, 2, 3, 5}}, // 1, 1.5, 2.25, 3.375, 5.0625 rounded
 		{"multiplier 1 is constant", 200 * ms, 1, 0, []time.Duration{200 * ms, 200 * ms, 200 * ms}},
 		{"capped", 500 * ms, 1.5, time.Second, []time.Duration{500 * ms, 750 * ms, time.Second, time.Second, time.Second}},
-		{"cap below initial", 500 * ms, 2, 300 * ms, []time.Duration{300 * ms, 300 * ms, 300 * ms}},
-		{"sub-millisecond parts dropped", 1500 * time.Microsecond, 2, 0, []time.Duration{ms, 2 * ms, 4 * ms}},
+		{"cap equal to initial", 300 * ms, 2, 300 * ms, []time.Duration{300 * ms, 300 * ms, 300 * ms}},
+		{"cap between steps", 4 * ms, 1.2, 5 * ms, []time.Duration{4 * ms, 4800 * us, 5 * ms, 5 * ms}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -50,22 +59,28 @@ func TestExponentialBackoffSequences(t *testing.T) {
 }
 
 func TestExponentialBackoffSaturates(t *testing.T) {
-	longest := time.Duration(math.MaxInt64/int64(ms)) * ms
 	f, err := retry.ExponentialBackoff(ms, 10, 0)
 	require.NoError(t, err)
-	assert.Equal(t, longest, f(100))
-	assert.Equal(t, longest, f(math.MaxInt)) // stops iterating once saturated
 	assert.Equal(t, 10*ms, f(2))
-	assert.Positive(t, f(1000))
+	assert.Equal(t, 1000*time.Second, f(7))
+	assert.Equal(t, longest, f(17)) // 10^19 ns is past the largest Duration (about 9.2·10^18 ns)
+	assert.Equal(t, longest, f(100))
+	assert.Equal(t, longest, f(math.MaxInt)) // the power is +Inf: still the largest Duration
+	g, err := retry.ExponentialBackoff(longest, 2, 0)
+	require.NoError(t, err)
+	assert.Equal(t, []time.Duration{longest, longest}, sequence(g, 2))
 }
 
-func TestExponentialBackoffHugeAttemptAtFixedPoint(t *testing.T) {
+func TestExponentialBackoffHugeAttempt(t *testing.T) {
 	f, err := retry.ExponentialBackoff(7*ms, 1, 0)
 	require.NoError(t, err)
-	assert.Equal(t, 7*ms, f(math.MaxInt)) // returns at once: the value stops changing
+	assert.Equal(t, 7*ms, f(math.MaxInt))
 	g, err := retry.ExponentialBackoff(ms, 3, time.Second)
 	require.NoError(t, err)
-	assert.Equal(t, time.Second, g(math.MaxInt)) // stops once past the cap
+	assert.Equal(t, time.Second, g(math.MaxInt))
+	h, err := retry.ExponentialBackoff(ms, 1.0000001, 0)
+	require.NoError(t, err)
+	assert.Equal(t, longest, h(math.MaxInt))
 }
 
 func TestIntervalAttemptBelowOneIsFirst(t *testing.T) {
@@ -73,49 +88,55 @@ func TestIntervalAttemptBelowOneIsFirst(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, 100*ms, f(0))
 	assert.Equal(t, 100*ms, f(-5))
+	assert.Equal(t, 100*ms, f(math.MinInt))
+	g, err := retry.ExponentialRandomBackoff(100*ms, 2, 0, 0)
+	require.NoError(t, err)
+	assert.Equal(t, 100*ms, g(-1))
 }
 
 func TestFixedInterval(t *testing.T) {
 	f, err := retry.FixedInterval(250 * ms)
 	require.NoError(t, err)
 	assert.Equal(t, []time.Duration{250 * ms, 250 * ms, 250 * ms}, sequence(f, 3))
-	g, err := retry.FixedInterval(1999 * time.Microsecond)
+	g, err := retry.FixedInterval(1999 * us)
 	require.NoError(t, err)
-	assert.Equal(t, ms, g(1))
+	assert.Equal(t, 1999*us, g(1), "not truncated to 1ms")
+	h, err := retry.FixedInterval(time.Nanosecond)
+	require.NoError(t, err)
+	assert.Equal(t, time.Nanosecond, h(1))
 }
 
-func TestRandomizedIntervalStaysInRange(t *testing.T) {
+func TestRandomizedIntervalFactorZeroIsExact(t *testing.T) {
+	f, err := retry.RandomizedInterval(1500*us, 0)
+	require.NoError(t, err)
+	for i := range 1000 {
+		require.Equal(t, 1500*us, f(i+1))
+	}
+	g, err := retry.ExponentialRandomBackoff(100*ms, 2, 0, 0)
+	require.NoError(t, err)
+	assert.Equal(t, []time.Duration{100 * ms, 200 * ms, 400 * ms}, sequence(g, 3))
+}
+
+// TestRandomizedIntervalSpreadsOverTheRange: the real source spreads 1s ± 50% over
+// [500ms, 1500ms] to the nanosecond, not to whole milliseconds.
+func TestRandomizedIntervalSpreadsOverTheRange(t *testing.T) {
 	f, err := retry.RandomizedInterval(time.Second, 0.5)
 	require.NoError(t, err)
-	lo, hi := time.Duration(math.MaxInt64), time.Duration(0)
+	lo, hi := longest, time.Duration(0)
+	subMillisecond := 0
 	for i := range 10000 {
 		d := f(i%5 + 1)
 		require.GreaterOrEqual(t, d, 500*ms)
 		require.LessOrEqual(t, d, 1500*ms)
-		require.Zero(t, d%ms, "whole milliseconds")
+		if d%ms != 0 {
+			subMillisecond++
+		}
 		lo, hi = min(lo, d), max(hi, d)
 	}
+	// With 10,000 uniform draws, missing the bottom or top 10% has probability 0.9^10000.
 	assert.Less(t, lo, 600*ms, "spread down")
 	assert.Greater(t, hi, 1400*ms, "spread up")
-}
-
-func TestRandomizedIntervalFactorZeroIsExact(t *testing.T) {
-	f, err := retry.RandomizedInterval(300*ms, 0)
-	require.NoError(t, err)
-	for i := range 1000 {
-		require.Equal(t, 300*ms, f(i+1))
-	}
-}
-
-func TestRandomizedIntervalNeverBelowOneMillisecond(t *testing.T) {
-	f, err := retry.RandomizedInterval(ms, 1)
-	require.NoError(t, err)
-	seen := map[time.Duration]bool{}
-	for range 10000 {
-		seen[f(1)] = true
-	}
-	// lo = 0, hi = 2: trunc(max(1, U·3)) is 1 or 2, never 0.
-	assert.Equal(t, map[time.Duration]bool{ms: true, 2 * ms: true}, seen)
+	assert.Greater(t, subMillisecond, 9900, "Duration precision")
 }
 
 func TestExponentialRandomBackoffCapsAfterRandomizing(t *testing.T) {
@@ -133,63 +154,117 @@ func TestExponentialRandomBackoffCapsAfterRandomizing(t *testing.T) {
 		}
 		require.Equal(t, 1200*ms, f(3)) // 4000ms spread to [2000, 6000]: always capped
 	}
+	// P(at cap) is 0.3 per draw: both counts are far from 0 in 10,000 draws.
 	assert.Positive(t, below)
 	assert.Positive(t, atCap)
+}
 
-	g, err := retry.ExponentialRandomBackoff(100*ms, 2, 0, 0)
-	require.NoError(t, err)
-	assert.Equal(t, []time.Duration{100 * ms, 200 * ms, 400 * ms}, sequence(g, 3))
+// TestPropertyRandomizedWithinBounds draws intervals, factors, multipliers, caps and attempts
+// and checks every randomized wait against its exact bounds: within [d − δ, d + δ] with
+// δ = trunc(d × factor), where d is the exponential interval, never 0, and never above the cap.
+func TestPropertyRandomizedWithinBounds(t *testing.T) {
+	rapid.Check(t, func(rt *rapid.T) {
+		d := time.Duration(rapid.Int64Range(1, int64(time.Hour)).Draw(rt, "interval"))
+		factor := rapid.Float64Range(0, math.Nextafter(1, 0)).Draw(rt, "factor")
+		delta := time.Duration(float64(d) * factor)
+
+		f, err := retry.RandomizedInterval(d, factor)
+		require.NoError(rt, err)
+		v := f(rapid.IntRange(-3, 100).Draw(rt, "attempt"))
+		require.GreaterOrEqual(rt, v, d-delta)
+		require.LessOrEqual(rt, v, d+delta)
+		require.Positive(rt, v)
+
+		multiplier := rapid.Float64Range(1, 3).Draw(rt, "multiplier")
+		attempt := rapid.IntRange(1, 20).Draw(rt, "attempt")
+		capped := rapid.Bool().Draw(rt, "capped")
+		var maxWait time.Duration
+		if capped {
+			maxWait = d + time.Duration(rapid.Int64Range(0, int64(time.Hour)).Draw(rt, "above initial"))
+		}
+		g, err := retry.ExponentialRandomBackoff(d, multiplier, factor, maxWait)
+		require.NoError(rt, err)
+		e, err := retry.ExponentialBackoff(d, multiplier, 0)
+		require.NoError(rt, err)
+		x := e(attempt)
+		xDelta := time.Duration(float64(x) * factor)
+		w := g(attempt)
+		require.Positive(rt, w)
+		if capped {
+			require.LessOrEqual(rt, w, maxWait)
+			require.GreaterOrEqual(rt, w, min(x-xDelta, maxWait))
+		} else {
+			require.GreaterOrEqual(rt, w, x-xDelta)
+			require.LessOrEqual(rt, w, x+xDelta)
+		}
+	})
 }
 
 func TestIntervalConstructorsRefuseBadArguments(t *testing.T) {
 	nan, inf := math.NaN(), math.Inf(1)
 	tests := []struct {
-		name string
-		make func() (retry.IntervalFunction, error)
-		want string
+		name  string
+		build func() (retry.IntervalFunction, error)
+		want  string
 	}{
 		{"FixedInterval zero", func() (retry.IntervalFunction, error) { return retry.FixedInterval(0) },
-			"retry: FixedInterval interval must be >= 1ms, got 0s"},
-		{"FixedInterval sub-millisecond", func() (retry.IntervalFunction, error) { return retry.FixedInterval(999 * time.Microsecond) },
-			"retry: FixedInterval interval must be >= 1ms, got 999µs"},
+			"retry: FixedInterval interval must be > 0, got 0s"},
 		{"FixedInterval negative", func() (retry.IntervalFunction, error) { return retry.FixedInterval(-time.Second) },
-			"retry: FixedInterval interval must be >= 1ms, got -1s"},
-		{"ExponentialBackoff initial", func() (retry.IntervalFunction, error) { return retry.ExponentialBackoff(0, 2, 0) },
-			"retry: ExponentialBackoff initial interval must be >= 1ms, got 0s"},
+			"retry: FixedInterval interval must be > 0, got -1s"},
+		{"ExponentialBackoff initial zero", func() (retry.IntervalFunction, error) { return retry.ExponentialBackoff(0, 2, 0) },
+			"retry: ExponentialBackoff initial must be > 0, got 0s"},
+		{"ExponentialBackoff initial negative", func() (retry.IntervalFunction, error) { return retry.ExponentialBackoff(-ms, 2, 0) },
+			"retry: ExponentialBackoff initial must be > 0, got -1ms"},
 		{"ExponentialBackoff multiplier below 1", func() (retry.IntervalFunction, error) { return retry.ExponentialBackoff(ms, 0.5, 0) },
 			"retry: ExponentialBackoff multiplier must be a finite number >= 1, got 0.5"},
+		{"ExponentialBackoff multiplier just below 1", func() (retry.IntervalFunction, error) {
+			return retry.ExponentialBackoff(ms, math.Nextafter(1, 0), 0)
+		}, "retry: ExponentialBackoff multiplier must be a finite number >= 1, got 0.9999999999999999"},
 		{"ExponentialBackoff multiplier NaN", func() (retry.IntervalFunction, error) { return retry.ExponentialBackoff(ms, nan, 0) },
 			"retry: ExponentialBackoff multiplier must be a finite number >= 1, got NaN"},
-		{"ExponentialBackoff multiplier Inf", func() (retry.IntervalFunction, error) { return retry.ExponentialBackoff(ms, inf, 0) },
+		{"ExponentialBackoff multiplier +Inf", func() (retry.IntervalFunction, error) { return retry.ExponentialBackoff(ms, inf, 0) },
 			"retry: ExponentialBackoff multiplier must be a finite number >= 1, got +Inf"},
+		{"ExponentialBackoff multiplier -Inf", func() (retry.IntervalFunction, error) { return retry.ExponentialBackoff(ms, -inf, 0) },
+			"retry: ExponentialBackoff multiplier must be a finite number >= 1, got -Inf"},
+		{"ExponentialBackoff max below initial", func() (retry.IntervalFunction, error) { return retry.ExponentialBackoff(4*ms, 2, 3*ms) },
+			"retry: ExponentialBackoff max must be 0 (no cap) or >= initial (4ms), got 3ms"},
+		{"ExponentialBackoff max one nanosecond below initial", func() (retry.IntervalFunction, error) {
+			return retry.ExponentialBackoff(4*ms, 2, 4*ms-1)
+		}, "retry: ExponentialBackoff max must be 0 (no cap) or >= initial (4ms), got 3.999999ms"},
 		{"ExponentialBackoff max negative", func() (retry.IntervalFunction, error) { return retry.ExponentialBackoff(ms, 2, -ms) },
-			"retry: ExponentialBackoff max interval must be 0 (no cap) or >= 1ms, got -1ms"},
-		{"ExponentialBackoff max sub-millisecond", func() (retry.IntervalFunction, error) { return retry.ExponentialBackoff(ms, 2, time.Microsecond) },
-			"retry: ExponentialBackoff max interval must be 0 (no cap) or >= 1ms, got 1µs"},
+			"retry: ExponentialBackoff max must be 0 (no cap) or >= initial (1ms), got -1ms"},
 		{"RandomizedInterval interval", func() (retry.IntervalFunction, error) { return retry.RandomizedInterval(0, 0.5) },
-			"retry: RandomizedInterval interval must be >= 1ms, got 0s"},
+			"retry: RandomizedInterval interval must be > 0, got 0s"},
 		{"RandomizedInterval factor negative", func() (retry.IntervalFunction, error) { return retry.RandomizedInterval(ms, -0.1) },
-			"retry: RandomizedInterval randomization factor must be in [0, 1], got -0.1"},
-		{"RandomizedInterval factor above 1", func() (retry.IntervalFunction, error) { return retry.RandomizedInterval(ms, 1.5) },
-			"retry: RandomizedInterval randomization factor must be in [0, 1], got 1.5"},
+			"retry: RandomizedInterval randomizationFactor must be in [0, 1), got -0.1"},
+		{"RandomizedInterval factor 1", func() (retry.IntervalFunction, error) { return retry.RandomizedInterval(ms, 1) },
+			"retry: RandomizedInterval randomizationFactor must be in [0, 1), got 1"},
 		{"RandomizedInterval factor NaN", func() (retry.IntervalFunction, error) { return retry.RandomizedInterval(ms, nan) },
-			"retry: RandomizedInterval randomization factor must be in [0, 1], got NaN"},
+			"retry: RandomizedInterval randomizationFactor must be in [0, 1), got NaN"},
+		{"RandomizedInterval factor +Inf", func() (retry.IntervalFunction, error) { return retry.RandomizedInterval(ms, inf) },
+			"retry: RandomizedInterval randomizationFactor must be in [0, 1), got +Inf"},
 		{"ExponentialRandomBackoff initial", func() (retry.IntervalFunction, error) {
 			return retry.ExponentialRandomBackoff(-ms, 2, 0.5, 0)
-		}, "retry: ExponentialRandomBackoff initial interval must be >= 1ms, got -1ms"},
+		}, "retry: ExponentialRandomBackoff initial must be > 0, got -1ms"},
 		{"ExponentialRandomBackoff multiplier", func() (retry.IntervalFunction, error) {
 			return retry.ExponentialRandomBackoff(ms, 0, 0.5, 0)
 		}, "retry: ExponentialRandomBackoff multiplier must be a finite number >= 1, got 0"},
+		{"ExponentialRandomBackoff multiplier NaN", func() (retry.IntervalFunction, error) {
+			return retry.ExponentialRandomBackoff(ms, nan, 0.5, 0)
+		}, "retry: ExponentialRandomBackoff multiplier must be a finite number >= 1, got NaN"},
 		{"ExponentialRandomBackoff factor", func() (retry.IntervalFunction, error) {
 			return retry.ExponentialRandomBackoff(ms, 2, 2, 0)
-		}, "retry: ExponentialRandomBackoff randomization factor must be in [0, 1], got 2"},
+		}, "retry: ExponentialRandomBackoff randomizationFactor must be in [0, 1), got 2"},
+		{"ExponentialRandomBackoff factor NaN", func() (retry.IntervalFunction, error) {
+			return retry.ExponentialRandomBackoff(ms, 2, nan, 0)
+		}, "retry: ExponentialRandomBackoff randomizationFactor must be in [0, 1), got NaN"},
 		{"ExponentialRandomBackoff max", func() (retry.IntervalFunction, error) {
-			return retry.ExponentialRandomBackoff(ms, 2, 0.5, -time.Second)
-		}, "retry: ExponentialRandomBackoff max interval must be 0 (no cap) or >= 1ms, got -1s"},
+			return retry.ExponentialRandomBackoff(2*ms, 2, 0.5, ms)
+		}, "retry: ExponentialRandomBackoff max must be 0 (no cap) or >= initial (2ms), got 1ms"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			f, err := tt.make()
+			f, err := tt.build()
 			assert.Nil(t, f)
 			assert.EqualError(t, err, tt.want)
 		})

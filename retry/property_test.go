@@ -29,7 +29,7 @@ const (
 type modelOutcome struct {
 	calls   int
 	value   string // "" when the call ends with an error
-	err     string // "", "exhausted", "ignored", "rejected", "stopped", "panic-stopped"
+	err     string // "", "exhausted", "ignored", "rejected"
 	events  []retry.EventType
 	elapsed time.Duration
 	m       retry.Metrics
@@ -76,17 +76,11 @@ func model(maxAttempts int, intervals []time.Duration, predicate, failAfter bool
 		if stop {
 			o.m.NumberOfFailedCallsWithRetryAttempt++
 			o.events = append(o.events, retry.EventError)
-			switch {
-			case k == kindPending && !failAfter:
+			// Running out of attempts and a negative interval end a call the same way.
+			if k == kindPending && !failAfter {
 				o.value = "PENDING"
-			case failed >= maxAttempts:
+			} else {
 				o.err = "exhausted"
-			case k == kindPending:
-				o.err = "exhausted" // FailAfterMaxAttempts also when the interval stopped it
-			case k == kindPanic:
-				o.err = "panic-stopped"
-			default:
-				o.err = "stopped"
 			}
 			return o
 		}
@@ -106,10 +100,6 @@ func classify(t *rapid.T, v string, err error) (string, string) {
 		return "", "ignored"
 	case errors.Is(err, errRejected):
 		return "", "rejected"
-	case errors.Is(err, errGateway):
-		return "", "stopped"
-	case errors.Is(err, errPanicked):
-		return "", "panic-stopped"
 	}
 	t.Fatalf("unexpected error %v", err)
 	return "", ""

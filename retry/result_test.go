@@ -55,7 +55,7 @@ func TestResultExhaustionReturnsLastResult(t *testing.T) {
 	// No error happened: the ERROR event carries the MaxRetriesExceeded placeholder.
 	var mre *retry.MaxRetriesExceededError
 	require.ErrorAs(t, got[2].LastErr, &mre)
-	assert.Equal(t, retry.MaxRetriesExceededError{Name: "test", Attempts: 3, LastResult: "PENDING-3"}, *mre)
+	assert.Equal(t, retry.MaxRetriesExceededError{Name: "test", Attempts: 3, MaxAttempts: 3, LastResult: "PENDING-3"}, *mre)
 }
 
 func TestResultExhaustionEventCarriesEarlierError(t *testing.T) {
@@ -82,7 +82,7 @@ func TestFailAfterMaxAttempts(t *testing.T) {
 	require.ErrorIs(t, err, retry.ErrMaxRetriesExceeded)
 	var mre *retry.MaxRetriesExceededError
 	require.ErrorAs(t, err, &mre)
-	assert.Equal(t, retry.MaxRetriesExceededError{Name: "test", Attempts: 3, LastResult: "PENDING-3"}, *mre)
+	assert.Equal(t, retry.MaxRetriesExceededError{Name: "test", Attempts: 3, MaxAttempts: 3, LastResult: "PENDING-3"}, *mre)
 	assert.EqualError(t, err, "retry: Retry 'test' has exhausted all attempts (3)")
 	assert.Equal(t, "PENDING-3", v)
 	assert.Equal(t, metrics(0, 0, 0, 1, 3), r.Metrics())

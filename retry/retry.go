@@ -24,16 +24,17 @@ const (
 const NoWait time.Duration = -1
 
 // Config configures a Retry. The zero value of every field means Resilience4j's default, so
-// Config{} behaves as Resilience4j's RetryConfig.ofDefaults() (plus levee's rule for rejections).
+// Config{} behaves as Resilience4j's RetryConfig.ofDefaults(), except that rejections by levee's
+// own patterns are not retried (see RetryRejections).
 type Config struct {
 	// MaxAttempts is the most attempts one call makes, the first one included: 3 means at most
 	// 2 retries. Must be >= 1; 0 means DefaultMaxAttempts (3).
 	MaxAttempts int
 
-	// WaitDuration is the constant wait before each retry when neither interval function is set.
-	// 0 means DefaultWaitDuration (500ms); use NoWait to retry at once. Other negative values are
-	// refused. It is used to the nanosecond (Resilience4j truncates it to milliseconds). An
-	// interval function, when set, takes its place.
+	// WaitDuration is the constant wait before each retry. 0 means DefaultWaitDuration (500ms)
+	// when no interval function is set; use NoWait to retry at once. Other negative values are
+	// refused, and so is a WaitDuration set together with IntervalFunction or
+	// IntervalBiFunction. It is used to the nanosecond.
 	WaitDuration time.Duration
 
 	// IntervalFunction gives the wait before each retry from the number of failed attempts so far
@@ -42,22 +43,34 @@ type Config struct {
 	IntervalFunction IntervalFunction
 
 	// IntervalBiFunction is IntervalFunction that also sees the outcome that caused the retry:
-	// the error, or the result that matched RetryOnResultPredicate. Setting both it and
-	// IntervalFunction is refused by New.
+	// the error, or the result that matched RetryOnResultPredicate. At most one of
+	// WaitDuration, IntervalFunction and IntervalBiFunction may be set.
 	IntervalBiFunction IntervalBiFunction
 
 	// RetryErrors lists the errors to retry: sentinels matched with errors.Is, and types made by
 	// levee.ErrorType[E]() matched with errors.As. Combined with RetryOnErrorPredicate by OR;
-	// when both are empty every error is retried (levee rejections aside, see the package doc).
-	// Nil entries are refused.
+	// when both are empty every error is retried. Rejections by levee's own patterns never reach
+	// it (see RetryRejections). Nil entries, and sentinels that are levee rejections, are refused.
 	RetryErrors []error
 
 	// RetryOnErrorPredicate reports whether an error should be retried (OR-ed with RetryErrors).
+	// It never sees a levee rejection.
 	RetryOnErrorPredicate func(error) bool
 
 	// IgnoreErrors lists errors never to retry, in RetryErrors' format. It wins over RetryErrors
-	// and RetryOnErrorPredicate. Nil entries are refused.
+	// and RetryOnErrorPredicate. It never sees a levee rejection either. Nil entries, and
+	// sentinels that are levee rejections, are refused.
 	IgnoreErrors []error
+
+	// RetryRejections lists the rejections by levee's own patterns (errors for which
+	// levee.IsRejection is true: an open circuit breaker, a full bulkhead, a rate limiter's
+	// refusal, a full worker pool) to retry, in RetryErrors' format. Such an error is classified
+	// by this list alone: retried when it matches, returned at once otherwise — RetryErrors,
+	// IgnoreErrors and RetryOnErrorPredicate never see it. Empty (the default) retries no
+	// rejection. Resilience4j's behaviour, retrying a call refused by an inner breaker, is
+	// RetryRejections: []error{circuitbreaker.ErrCallNotPermitted}. Nil entries, and sentinels
+	// that are not levee rejections, are refused.
+	RetryRejections []error
 
 	// RetryOnResultPredicate reports whether a value returned without error should be retried.
 	// Nil means results are never retried. Setting it makes Execute box each result into an any.
@@ -75,7 +88,8 @@ type Config struct {
 }
 
 // DefaultConfig returns the config with every default filled in: MaxAttempts 3 and
-// WaitDuration 500ms, retrying every error but levee rejections.
+// WaitDuration 500ms, retrying every error but levee rejections. To use an interval function,
+// start from Config{} instead (or clear WaitDuration): New refuses both at once.
 func DefaultConfig() Config {
 	return Config{MaxAttempts: DefaultMaxAttempts, WaitDuration: DefaultWaitDuration}
 }
@@ -87,11 +101,12 @@ type Retry struct {
 	name   string
 	config Config // defaults filled in, lists copied
 
-	maxAttempts  int
-	waitDuration time.Duration // resolved: NoWait becomes 0
-	retryErrors  errmatch.List
-	ignoreErrors errmatch.List
-	retryAll     bool // neither RetryErrors nor RetryOnErrorPredicate is set
+	maxAttempts     int
+	waitDuration    time.Duration // resolved: NoWait becomes 0
+	retryErrors     errmatch.List
+	ignoreErrors    errmatch.List
+	retryRejections errmatch.List
+	retryAll        bool // neither RetryErrors nor RetryOnErrorPredicate is set
 
 	successWithout atomic.Int64
 	successWith    atomic.Int64
@@ -102,8 +117,10 @@ type Retry struct {
 	events event.Publisher[Event]
 }
 
-// New validates cfg and returns a Retry named name. Each invalid field is refused with an
-// error naming it and its allowed range, e.g. "retry: MaxAttempts must be >= 1, got -1".
+// New validates cfg and returns a Retry named name. Every field is checked; an invalid one is
+// refused with an error naming it and its allowed range, e.g.
+// "retry: MaxAttempts must be >= 1, got -1", and two fields of which one would silently
+// override the other with "retry: set WaitDuration or IntervalFunction, not both".
 func New(name string, cfg Config) (*Retry, error) {
 	if name == "" {
 		return nil, errors.New("retry: name must not be empty")
@@ -114,38 +131,79 @@ func New(name string, cfg Config) (*Retry, error) {
 	case cfg.MaxAttempts < 0:
 		return nil, fmt.Errorf("retry: MaxAttempts must be >= 1, got %d", cfg.MaxAttempts)
 	}
+	if cfg.WaitDuration < 0 && cfg.WaitDuration != NoWait {
+		return nil, fmt.Errorf("retry: WaitDuration must be >= 0 (or NoWait for no wait), got %v", cfg.WaitDuration)
+	}
+	switch {
+	case cfg.WaitDuration != 0 && cfg.IntervalFunction != nil:
+		return nil, errors.New("retry: set WaitDuration or IntervalFunction, not both")
+	case cfg.WaitDuration != 0 && cfg.IntervalBiFunction != nil:
+		return nil, errors.New("retry: set WaitDuration or IntervalBiFunction, not both")
+	case cfg.IntervalFunction != nil && cfg.IntervalBiFunction != nil:
+		return nil, errors.New("retry: set IntervalFunction or IntervalBiFunction, not both")
+	}
 	wait := cfg.WaitDuration
 	switch {
+	case cfg.IntervalFunction != nil || cfg.IntervalBiFunction != nil:
+		// The interval function gives every wait; WaitDuration stays 0.
 	case wait == 0:
 		cfg.WaitDuration = DefaultWaitDuration
 		wait = DefaultWaitDuration
 	case wait == NoWait:
 		wait = 0
-	case wait < 0:
-		return nil, fmt.Errorf("retry: WaitDuration must be >= 0 (or NoWait for no wait), got %v", cfg.WaitDuration)
 	}
-	if cfg.IntervalFunction != nil && cfg.IntervalBiFunction != nil {
-		return nil, errors.New("retry: IntervalFunction and IntervalBiFunction are both set; set at most one")
-	}
-	retryErrors, err := errmatch.Compile("retry: RetryErrors", cfg.RetryErrors)
+	retryErrors, err := compileErrors("RetryErrors", cfg.RetryErrors, false)
 	if err != nil {
 		return nil, err
 	}
-	ignoreErrors, err := errmatch.Compile("retry: IgnoreErrors", cfg.IgnoreErrors)
+	ignoreErrors, err := compileErrors("IgnoreErrors", cfg.IgnoreErrors, false)
+	if err != nil {
+		return nil, err
+	}
+	retryRejections, err := compileErrors("RetryRejections", cfg.RetryRejections, true)
 	if err != nil {
 		return nil, err
 	}
 	cfg.RetryErrors = slices.Clone(cfg.RetryErrors)
 	cfg.IgnoreErrors = slices.Clone(cfg.IgnoreErrors)
+	cfg.RetryRejections = slices.Clone(cfg.RetryRejections)
 	return &Retry{
-		name:         name,
-		config:       cfg,
-		maxAttempts:  cfg.MaxAttempts,
-		waitDuration: wait,
-		retryErrors:  retryErrors,
-		ignoreErrors: ignoreErrors,
-		retryAll:     retryErrors.Empty() && cfg.RetryOnErrorPredicate == nil,
+		name:            name,
+		config:          cfg,
+		maxAttempts:     cfg.MaxAttempts,
+		waitDuration:    wait,
+		retryErrors:     retryErrors,
+		ignoreErrors:    ignoreErrors,
+		retryRejections: retryRejections,
+		retryAll:        retryErrors.Empty() && cfg.RetryOnErrorPredicate == nil,
 	}, nil
+}
+
+// compileErrors checks and compiles one of the error lists. A sentinel entry (not made by
+// levee.ErrorType) must be a levee rejection in RetryRejections and must not be one in the other
+// lists, which never see rejections: such an entry could never match.
+func compileErrors(field string, entries []error, rejections bool) (errmatch.List, error) {
+	list, err := errmatch.Compile("retry: "+field, entries)
+	if err != nil {
+		return errmatch.List{}, err
+	}
+	for i, e := range entries {
+		if _, marker := errmatch.TypeOf(e); marker || reject.Is(e) == rejections {
+			continue
+		}
+		switch field {
+		case "RetryRejections":
+			return errmatch.List{}, fmt.Errorf("retry: %s[%d] must be a levee rejection (levee.IsRejection) "+
+				"or levee.ErrorType[E](), got %q; list other errors in RetryErrors", field, i, e.Error())
+		case "RetryErrors":
+			return errmatch.List{}, fmt.Errorf("retry: %s[%d] must not be a levee rejection, got %q; "+
+				"list it in RetryRejections", field, i, e.Error())
+		default:
+			return errmatch.List{}, fmt.Errorf("retry: %s[%d] must not be a levee rejection, got %q; "+
+				"a rejection is not retried unless RetryRejections lists it", field, i, e.Error())
+		}
+	}
+	return list, nil
 }
 
 // Name returns the name given to New.
@@ -156,8 +214,9 @@ func (r *Retry) Name() string {
 	return r.name
 }
 
-// Config returns the config in force, with defaults filled in (MaxAttempts and WaitDuration are
-// never zero). The slices are copies.
+// Config returns the config in force, with defaults filled in: MaxAttempts is never zero, nor is
+// WaitDuration unless an interval function is set. The slices are copies, and New accepts the
+// result.
 func (r *Retry) Config() Config {
 	if r == nil {
 		return Config{}
@@ -165,21 +224,22 @@ func (r *Retry) Config() Config {
 	c := r.config
 	c.RetryErrors = slices.Clone(c.RetryErrors)
 	c.IgnoreErrors = slices.Clone(c.IgnoreErrors)
+	c.RetryRejections = slices.Clone(c.RetryRejections)
 	return c
 }
 
-// shouldRetry is Resilience4j's effective exception predicate, (RetryErrors OR
-// RetryOnErrorPredicate, default true) AND NOT IgnoreErrors, with levee's rule that a levee
-// rejection is retried only when matched explicitly. The predicate runs in user code, so a
-// panic in it is left to the caller's guard.
+// shouldRetry classifies a failed attempt's error. A levee rejection is retried only when
+// RetryRejections matches it. Any other error follows Resilience4j's effective exception
+// predicate: (RetryErrors OR RetryOnErrorPredicate, default true) AND NOT IgnoreErrors. The
+// predicate runs in user code, so a panic in it is left to the caller's guard.
 func (r *Retry) shouldRetry(err error) bool {
+	if reject.Is(err) {
+		return r.retryRejections.Match(err)
+	}
 	if r.ignoreErrors.Match(err) {
 		return false
 	}
-	if r.retryAll {
-		return !reject.Is(err)
-	}
-	if r.retryErrors.Match(err) {
+	if r.retryAll || r.retryErrors.Match(err) {
 		return true
 	}
 	return r.config.RetryOnErrorPredicate != nil && r.config.RetryOnErrorPredicate(err)
