@@ -46,14 +46,13 @@ type Event struct {
 	// NumberOfRetryAttempts is the number of failed attempts of the call so far: on EventRetry
 	// the attempt just failed counts (1 before the first retry); on EventSuccess it is the
 	// number of attempts that failed before the successful one; on EventIgnoredError it is the
-	// number of earlier attempts that were retried (Resilience4j always reports 0 there).
+	// number of earlier attempts that were retried.
 	NumberOfRetryAttempts int
 
 	// LastErr is the error of the outcome: the error being retried (nil on EventRetry caused by
 	// a result), the last error before a success (nil if only results were retried), the error
-	// not retried, or on EventError the last error — or a *MaxRetriesExceededError when the
-	// attempts ran out on results with no earlier error or with FailAfterMaxAttempts, as
-	// Resilience4j's MaxRetriesExceeded placeholder.
+	// not retried, or on EventError the last error — or a *MaxRetriesExceededError when
+	// retrying stopped on a result with no earlier error, or with FailAfterMaxAttempts.
 	LastErr error
 
 	// WaitInterval is the wait before the next attempt; set on EventRetry only.

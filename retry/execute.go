@@ -15,8 +15,8 @@ import (
 // Before each retry Execute waits the interval the Config gives; no wait follows the last
 // attempt.
 //
-// How a call ends, the one rule for Execute and for a Context driven by hand. Execute returns
-// the value of the last attempt made and:
+// How a call ends is one rule, which a Context driven by hand follows too. Execute returns the
+// value of the last attempt made, and as its error:
 //
 //   - nil, when that attempt's value is accepted (a success, after retries or not);
 //   - the attempt's error itself, unchanged, when it is not retried: an error IgnoreErrors or

@@ -18,12 +18,12 @@ type IntervalFunction func(attempt int) time.Duration
 // RetryOnResultPredicate (then result is that value). As Resilience4j's IntervalBiFunction.
 type IntervalBiFunction func(attempt int, err error, result any) time.Duration
 
-// The constructors below compute every interval in time.Duration precision: a 1.5ms interval
-// stays 1.5ms and a backoff of 4ms × 1.2 gives 4ms, 4.8ms, 5.76ms (Resilience4j works in whole
-// milliseconds and truncates each step, which would give 4ms every time). Intervals saturate at
-// the largest time.Duration (about 292 years) instead of overflowing; use a max to cap them.
-// A bad argument is refused with an error naming it; the functions never panic, and take an
-// attempt below 1 as 1.
+// The constructors below compute every interval in time.Duration precision, to the nanosecond:
+// a 1.5ms interval stays 1.5ms and a backoff of 4ms × 1.2 gives 4ms, 4.8ms, 5.76ms. This is
+// finer than Resilience4j, which works in whole milliseconds and truncates each step (there
+// that backoff stays at 4ms). Intervals saturate at the largest time.Duration (about 292 years)
+// instead of overflowing; use a max to cap them. A bad argument is refused with an error naming
+// it; the functions never panic, and take an attempt below 1 as 1.
 
 // uniform returns U in [0, 1) for the randomized intervals; tests replace it.
 var uniform = rand.Float64

@@ -9,7 +9,7 @@ type Metrics struct {
 	// NumberOfSuccessfulCallsWithRetryAttempt counts calls that succeeded after at least one retry.
 	NumberOfSuccessfulCallsWithRetryAttempt int64
 	// NumberOfFailedCallsWithoutRetryAttempt counts calls that ended with an error that is not
-	// retried, even when earlier attempts of the call were retried (as Resilience4j).
+	// retried, even when earlier attempts of the call were retried.
 	NumberOfFailedCallsWithoutRetryAttempt int64
 	// NumberOfFailedCallsWithRetryAttempt counts calls that failed after their attempts ran out
 	// (including MaxAttempts 1), or whose interval function stopped them, or that ended with

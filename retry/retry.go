@@ -23,9 +23,9 @@ const (
 // WaitDuration New accepts.
 const NoWait time.Duration = -1
 
-// Config configures a Retry. The zero value of every field means Resilience4j's default, so
-// Config{} behaves as Resilience4j's RetryConfig.ofDefaults(), except that rejections by levee's
-// own patterns are not retried (see RetryRejections).
+// Config configures a Retry. The zero value of every field means its default, so Config{}
+// behaves as Resilience4j's RetryConfig.ofDefaults(), except that rejections by levee's own
+// patterns are not retried (see RetryRejections).
 type Config struct {
 	// MaxAttempts is the most attempts one call makes, the first one included: 3 means at most
 	// 2 retries. Must be >= 1; 0 means DefaultMaxAttempts (3).
@@ -152,15 +152,15 @@ func New(name string, cfg Config) (*Retry, error) {
 	case wait == NoWait:
 		wait = 0
 	}
-	retryErrors, err := compileErrors("RetryErrors", cfg.RetryErrors, false)
+	retryErrors, err := compileErrors("RetryErrors", cfg.RetryErrors)
 	if err != nil {
 		return nil, err
 	}
-	ignoreErrors, err := compileErrors("IgnoreErrors", cfg.IgnoreErrors, false)
+	ignoreErrors, err := compileErrors("IgnoreErrors", cfg.IgnoreErrors)
 	if err != nil {
 		return nil, err
 	}
-	retryRejections, err := compileErrors("RetryRejections", cfg.RetryRejections, true)
+	retryRejections, err := compileErrors("RetryRejections", cfg.RetryRejections)
 	if err != nil {
 		return nil, err
 	}
@@ -182,7 +182,8 @@ func New(name string, cfg Config) (*Retry, error) {
 // compileErrors checks and compiles one of the error lists. A sentinel entry (not made by
 // levee.ErrorType) must be a levee rejection in RetryRejections and must not be one in the other
 // lists, which never see rejections: such an entry could never match.
-func compileErrors(field string, entries []error, rejections bool) (errmatch.List, error) {
+func compileErrors(field string, entries []error) (errmatch.List, error) {
+	rejections := field == "RetryRejections"
 	list, err := errmatch.Compile("retry: "+field, entries)
 	if err != nil {
 		return errmatch.List{}, err
