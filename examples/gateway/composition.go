@@ -114,11 +114,11 @@ func retryThroughOpenBreaker(e *env) *table {
 	// counts are what one request costs: gateway calls, attempts the breaker rejected, attempts.
 	type counts struct{ backend, rejected, attempts int64 }
 	variants := []struct {
-		label       string
-		retryErrors []error
-		requests    []counts
+		label           string
+		retryRejections []error
+		requests        []counts
 	}{
-		{"[Resilience4j default] rejections retried", retryEverything, []counts{{2, 2, 4}, {0, 4, 4}}},
+		{"[Resilience4j default] rejections retried", retryRejections, []counts{{2, 2, 4}, {0, 4, 4}}},
 		{"[levee default] rejections not retried", nil, []counts{{2, 1, 3}}},
 	}
 	for _, v := range variants {
@@ -130,9 +130,9 @@ func retryThroughOpenBreaker(e *env) *table {
 			MinimumNumberOfCalls: 2,
 		}))
 		rt := must(retry.New("pricing", retry.Config{
-			MaxAttempts:  4,
-			WaitDuration: time.Millisecond,
-			RetryErrors:  v.retryErrors,
+			MaxAttempts:     4,
+			WaitDuration:    time.Millisecond,
+			RetryRejections: v.retryRejections,
 		}))
 		var prices fallback.LastKnown[string, int64]
 		prices.Put(sku, payment.ListPrice(sku)) // what an earlier successful call left

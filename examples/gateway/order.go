@@ -10,10 +10,10 @@ import (
 	"github.com/levee-go/levee/retry"
 )
 
-// retryEverything is the RetryErrors list that reproduces Resilience4j's default of retrying
-// every exception, CallNotPermittedException included: levee retries its own rejections only
-// when they are listed.
-var retryEverything = []error{payment.ErrGateway, circuitbreaker.ErrCallNotPermitted}
+// retryRejections is the RetryRejections list that reproduces Resilience4j's default of
+// retrying every exception, CallNotPermittedException included: levee retries its own
+// rejections only when they are listed there.
+var retryRejections = []error{circuitbreaker.ErrCallNotPermitted}
 
 // compositionOrder is section 4 of circuit-breaker-retry-bulkhead.txt: six requests to a
 // broken gateway through Retry(CircuitBreaker), CircuitBreaker(Retry), and Retry(CircuitBreaker)
@@ -25,12 +25,12 @@ func compositionOrder(e *env) *table {
 
 	rows := []struct {
 		label             string
-		retryErrors       []error
+		retryRejections   []error
 		retryOutside      bool
 		received          int64
 		recorded, blocked int
 	}{
-		{"Retry(CircuitBreaker), rejections retried", retryEverything, true, 6, 6, 12},
+		{"Retry(CircuitBreaker), rejections retried", retryRejections, true, 6, 6, 12},
 		{"CircuitBreaker(Retry)", nil, false, 18, 6, 0},
 		{"Retry(CircuitBreaker), levee's default", nil, true, 6, 6, 4},
 	}
@@ -42,9 +42,9 @@ func compositionOrder(e *env) *table {
 			SlidingWindowSize: 6,
 		}))
 		rt := must(retry.New("payment", retry.Config{
-			MaxAttempts:  3,
-			WaitDuration: 10 * time.Millisecond,
-			RetryErrors:  row.retryErrors,
+			MaxAttempts:     3,
+			WaitDuration:    10 * time.Millisecond,
+			RetryRejections: row.retryRejections,
 		}))
 		pay := levee.Of(func(ctx context.Context) (string, error) {
 			return e.client.Charge(ctx, "DH001")
@@ -67,6 +67,6 @@ func compositionOrder(e *env) *table {
 		check(t, "final state", circuitbreaker.Open, m.State)
 	}
 	t.logf("levee's default is the third row: Retry does not retry ErrCallNotPermitted unless " +
-		"RetryErrors lists it, so requests meeting the open breaker fail at once.")
+		"RetryRejections lists it, so requests meeting the open breaker fail at once.")
 	return t
 }
