@@ -22,7 +22,7 @@ import (
 //     and r decides, as for any call, whether to retry it and after how long. When the
 //     attempts run out the subscription ends with an error item carrying r's
 //     *retry.MaxRetriesExceededError (or the error itself when it is not retried). Levee's
-//     own rejections are not retried unless r is configured to;
+//     own rejections are not retried unless r's RetryRejections lists them;
 //   - the items of a failed attempt have already been emitted when the next attempt starts,
 //     which may emit them again (standard Rx retry);
 //   - with RetryOnResultPredicate, each value item is offered to it before it is emitted; a

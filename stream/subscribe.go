@@ -102,7 +102,8 @@ func WithFallbackSource[T any](fn func(ctx context.Context, cause error, emit fu
 //     with CALL_FINISHED when src returned or had emitted, without it when the attempt was
 //     cancelled before any element.
 //   - Retry: a failed attempt is retried by calling src again after the retry's wait (the
-//     elements it emitted stay delivered); rejections are not retried unless configured.
+//     elements it emitted stay delivered); rejections are not retried unless RetryRejections
+//     lists them.
 //     With RetryOnResultPredicate each element is offered to it before delivery; a match
 //     with attempts left is not delivered and restarts the stream.
 //
