@@ -62,7 +62,7 @@ func newFallback(t *testing.T, answer string) *fallback.Fallback[string] {
 }
 
 // The last With... is outermost: Retry(CircuitBreaker(call)) records one outcome per attempt,
-// CircuitBreaker(Retry(call)) one per request (seed: "Metrics inflation").
+// CircuitBreaker(Retry(call)) one per request (the "metrics inflation" scenario).
 func TestCompositionOrderDecidesWhatTheBreakerRecords(t *testing.T) {
 	for _, tc := range []struct {
 		name         string
@@ -92,7 +92,7 @@ func TestCompositionOrderDecidesWhatTheBreakerRecords(t *testing.T) {
 	}
 }
 
-// Seed: "Fallback outermost: three backend calls, then the fallback. Fallback inside the retry:
+// The scenario: "Fallback outermost: three backend calls, then the fallback. Fallback inside the retry:
 // one backend call." The explicit builder keeps the order written.
 func TestFallbackPositionDecidesWhetherRetryRuns(t *testing.T) {
 	for _, tc := range []struct {
