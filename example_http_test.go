@@ -72,7 +72,9 @@ func Example_http() {
 		}
 		return string(body), nil
 	}
-	price, outcome, err := levee.ApplyOutcome(context.Background(), pricing, get, srv.URL)
+	price, outcome, err := pricing.ExecuteOutcome(context.Background(), func(ctx context.Context) (string, error) {
+		return get(ctx, srv.URL)
+	})
 	fmt.Println(price, outcome.Fallback, err, "after", hits.Load(), "requests")
 	m := cb.Metrics()
 	fmt.Println("breaker recorded", m.NumberOfFailedCalls, "failures and", m.NumberOfSuccessfulCalls, "success")

@@ -4,16 +4,19 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/levee-go/levee"
+	"github.com/levee-go/levee/bulkhead"
 	"github.com/levee-go/levee/circuitbreaker"
 	"github.com/levee-go/levee/fallback"
+	"github.com/levee-go/levee/ratelimiter"
 	"github.com/levee-go/levee/retry"
 )
 
 var errGateway = errors.New("gateway 503")
 
-// The payment service of the seed: Retry outside the CircuitBreaker, and a fallback outermost
+// A payment service: Retry outside the CircuitBreaker, and a fallback outermost
 // that answers PENDING rather than PAID when the gateway cannot be reached. After the breaker
 // opens, the retry does not retry its rejections (levee's default) and the fallback answers at
 // once.
@@ -45,32 +48,64 @@ func ExampleDefaultPipeline() {
 	// breaker: OPEN
 }
 
-// Of builds the chain in explicit order, as Resilience4j's Decorators: the last With... is the
-// outermost layer. Here the breaker sits outside the retry, so it records one outcome per
-// request however many attempts the retry makes.
-func ExampleOf() {
+// Compose builds a pipeline in the order written, as Resilience4j's Decorators: the last
+// With... is the outermost layer. Here the breaker sits outside the retry, so it records one
+// outcome per request however many attempts the retry makes.
+func ExampleCompose() {
 	cb, _ := circuitbreaker.New("pricing", circuitbreaker.DefaultConfig())
 	rt, _ := retry.New("pricing", retry.Config{MaxAttempts: 3, WaitDuration: retry.NoWait})
+	pricing := levee.Compose[int]().WithRetry(rt).WithCircuitBreaker(cb)
+
 	attempts := 0
-	price := levee.Of(func(ctx context.Context) (int, error) {
+	cents, err := pricing.Execute(context.Background(), func(ctx context.Context) (int, error) {
 		attempts++
 		if attempts < 3 {
 			return 0, errGateway
 		}
 		return 1999, nil
-	}).WithRetry(rt).WithCircuitBreaker(cb).Decorate()
-
-	cents, err := price(context.Background())
+	})
 	m := cb.Metrics()
 	fmt.Println(cents, err, attempts, "attempts;", m.NumberOfSuccessfulCalls, "success recorded,", m.NumberOfFailedCalls, "failures")
 	// Output: 1999 <nil> 3 attempts; 1 success recorded, 0 failures
 }
 
-// Apply guards a call with an argument, such as a stream element, without a closure per call.
-func ExampleApply() {
-	p := levee.Compose[string]() // any composition; empty here
-	greet := func(ctx context.Context, name string) (string, error) { return "hello " + name, nil }
-	v, err := levee.Apply(context.Background(), p, greet, "levee")
-	fmt.Println(v, err)
-	// Output: hello levee <nil>
+// NewPatterns builds every pattern of a dependency from literal configs with one error to
+// check; a nil config leaves its pattern out. The error names the pattern and the field.
+func ExampleNewPatterns() {
+	ps, err := levee.NewPatterns("inventory", levee.Configs{
+		Retry:          &retry.Config{MaxAttempts: 2, WaitDuration: retry.NoWait},
+		CircuitBreaker: &circuitbreaker.Config{SlidingWindowSize: 4, MinimumNumberOfCalls: 4},
+		Bulkhead:       &bulkhead.Config{MaxConcurrentCalls: 8},
+	})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	stock := levee.DefaultPipeline[int](ps, nil)
+	n, err := stock.Execute(context.Background(), func(ctx context.Context) (int, error) { return 12, nil })
+	fmt.Println(n, err, "rate limiter:", ps.RateLimiter == nil, "breaker:", ps.CircuitBreaker.State())
+
+	_, err = levee.NewPatterns("inventory", levee.Configs{
+		CircuitBreaker: &circuitbreaker.Config{FailureRateThreshold: 150},
+	})
+	fmt.Println(err)
+	// Output:
+	// 12 <nil> rate limiter: true breaker: CLOSED
+	// levee: patterns "inventory": circuitbreaker: FailureRateThreshold must be in (0, 100], got 150
+}
+
+// Must builds a pattern whose config is a literal known at start-up: an invalid literal is a
+// bug found by the first run, not an error to handle. Never use it on a config read at run
+// time.
+func ExampleMust() {
+	var (
+		breaker = levee.Must(circuitbreaker.New("search", circuitbreaker.Config{SlidingWindowSize: 50}))
+		limiter = levee.Must(ratelimiter.New("search", ratelimiter.Config{LimitForPeriod: 100, LimitRefreshPeriod: time.Second}))
+	)
+	search := levee.DefaultPipeline[[]string](levee.Patterns{CircuitBreaker: breaker, RateLimiter: limiter}, nil)
+	hits, err := search.Execute(context.Background(), func(ctx context.Context) ([]string, error) {
+		return []string{"levee", "dam"}, nil
+	})
+	fmt.Println(hits, err, limiter.Metrics().AvailablePermissions)
+	// Output: [levee dam] <nil> 99
 }

@@ -1,13 +1,47 @@
-// Package levee brings the resilience patterns of Resilience4j — CircuitBreaker, Retry,
-// Bulkhead, RateLimiter, TimeLimiter and Fallback — to Go, and composes them.
+// Package levee guards calls to a dependency — a function taking a context.Context and
+// returning a value and an error — with resilience patterns, and composes them.
 //
-// Each pattern lives in its own package (circuitbreaker, retry, bulkhead, ratelimiter,
-// timelimiter, fallback) as a non-generic, concurrency-safe object that one dependency's calls
-// of any result type share. This package holds what they have in common and their composition:
-// Call, the explicit builder Of(call).With...().Decorate() in Resilience4j's Decorators order
-// (each With wraps everything before it, so the last one added is outermost), and the default
-// pipeline in Resilience4j's annotation order
-// Fallback(Retry(CircuitBreaker(RateLimiter(TimeLimiter(Bulkhead(call)))))).
+// Each pattern lives in its own package as a concurrency-safe object built once per dependency
+// with New(name, Config) and shared by all its calls, whatever their result type:
+// circuitbreaker, retry, bulkhead, ratelimiter and timelimiter; fallback answers failures with
+// a value of the call's type. Each package's Execute runs one call through one pattern. This
+// package composes them:
+//
+//   - Compose[T]().With...() builds a *Pipeline[T] in the order written: each With... wraps
+//     everything added before it, so the last one added is the outermost layer.
+//   - DefaultPipeline[T](Patterns, fallback) builds the usual order,
+//     Fallback(Retry(CircuitBreaker(RateLimiter(TimeLimiter(Bulkhead(call)))))).
+//
+// A Pipeline is immutable and safe for concurrent use; Pipeline.Execute runs a call through it
+// and Pipeline.ExecuteOutcome also tells whether a fallback answered. NewPatterns builds every
+// pattern of a dependency from their configs with one error to check, and Must shortens the
+// set-up of configs known at start-up.
+//
+// A panic in a guarded call becomes a *PanicError, a nil call ErrNilCall: levee never panics on
+// its callers' behalf. A call refused by a pattern (an open breaker, a full bulkhead, a rate
+// limit) fails with an error IsRejection recognises, and never reached the dependency. The
+// caller's own cancellation is nobody's failure: it is neither retried, recorded nor answered
+// by a fallback.
+//
+// The stream, operators (rxgo) and async packages apply the same pipelines to each element of a
+// channel, each item of an Observable and each future.
+//
+// # Differences from Resilience4j
+//
+// The patterns follow Resilience4j's semantics, names and defaults; each package lists its own
+// differences. For composition:
+//
+//   - Compose is Resilience4j's Decorators, with one builder for every call of a result type
+//     instead of one per call.
+//   - DefaultPipeline is the annotations' aspect order, but its fallback is always outermost:
+//     Resilience4j runs an annotation's fallbackMethod around that annotation's aspect alone,
+//     so a fallback on @CircuitBreaker sits inside the retry. Compose writes that order
+//     explicitly when it is wanted.
+//   - A rejection by one of levee's own patterns is not a failure of the dependency: a breaker
+//     records it and a retry retries it only when listed in circuitbreaker.Config's
+//     RecordRejections or retry.Config's RetryRejections, never through the other error
+//     lists or a predicate. Resilience4j records a BulkheadFullException and retries a
+//     CallNotPermittedException like any other exception.
 package levee
 
 import (
@@ -19,7 +53,8 @@ import (
 )
 
 // Call is a guarded unit of work: one call to a dependency that honours ctx and returns a value
-// of type T or an error. Every pattern's Decorate returns a function of this shape.
+// of type T or an error. Pipeline.Execute and every pattern's Execute take a function of this
+// shape.
 type Call[T any] func(ctx context.Context) (T, error)
 
 // PanicError is the error a panic in a guarded call becomes. Patterns record it as a failure,

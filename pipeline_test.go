@@ -62,7 +62,7 @@ func newFallback(t *testing.T, answer string) *fallback.Fallback[string] {
 }
 
 // The last With... is outermost: Retry(CircuitBreaker(call)) records one outcome per attempt,
-// CircuitBreaker(Retry(call)) one per request (seed: "Metrics inflation").
+// CircuitBreaker(Retry(call)) one per request (the "metrics inflation" scenario).
 func TestCompositionOrderDecidesWhatTheBreakerRecords(t *testing.T) {
 	for _, tc := range []struct {
 		name         string
@@ -92,7 +92,7 @@ func TestCompositionOrderDecidesWhatTheBreakerRecords(t *testing.T) {
 	}
 }
 
-// Seed: "Fallback outermost: three backend calls, then the fallback. Fallback inside the retry:
+// The scenario: "Fallback outermost: three backend calls, then the fallback. Fallback inside the retry:
 // one backend call." The explicit builder keeps the order written.
 func TestFallbackPositionDecidesWhetherRetryRuns(t *testing.T) {
 	for _, tc := range []struct {
@@ -129,7 +129,7 @@ func TestOutcomeOfALiveAnswer(t *testing.T) {
 	v, out, err := p.ExecuteOutcome(context.Background(), b.call)
 	require.NoError(t, err)
 	assert.Equal(t, "ok", v)
-	assert.Equal(t, levee.Outcome{}, out)
+	assert.Equal(t, fallback.Outcome{}, out)
 }
 
 // DefaultPipeline is Fallback(Retry(CircuitBreaker(RateLimiter(TimeLimiter(Bulkhead(call)))))):
@@ -229,7 +229,7 @@ func TestOutcomeIsResetForEachRetryAttempt(t *testing.T) {
 		})
 		require.NoError(t, err)
 		assert.Equal(t, "ok", v)
-		assert.Equal(t, levee.Outcome{}, out, "the live answer of the second attempt")
+		assert.Equal(t, fallback.Outcome{}, out, "the live answer of the second attempt")
 		assert.Equal(t, int64(2), b.calls.Load())
 	})
 }
@@ -259,12 +259,23 @@ func TestNilInputs(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "ok", v)
 
+	v, out, err := nilPipeline.ExecuteOutcome(context.Background(), b.call)
+	require.NoError(t, err)
+	assert.Equal(t, "ok", v)
+	assert.Equal(t, fallback.Outcome{}, out)
+	_, err = nilPipeline.Execute(context.Background(), nil)
+	assert.ErrorIs(t, err, levee.ErrNilCall)
+
+	// A nil call is refused without reaching any pattern.
+	cb := newBreaker(t, 10)
+	guarded := levee.Compose[string]().WithCircuitBreaker(cb).WithFallback(newFallback(t, "stale"))
 	_, err = levee.Compose[string]().Execute(context.Background(), nil)
 	assert.ErrorIs(t, err, levee.ErrNilCall)
-	_, err = levee.Apply[int, string](context.Background(), nil, nil, 1)
+	v, out, err = guarded.ExecuteOutcome(context.Background(), nil)
 	assert.ErrorIs(t, err, levee.ErrNilCall)
-	_, _, err = levee.ApplyOutcome[int, string](context.Background(), nil, nil, 1)
-	assert.ErrorIs(t, err, levee.ErrNilCall)
+	assert.Equal(t, "", v)
+	assert.Equal(t, fallback.Outcome{}, out, "a nil call is a mistake, not a failure to answer")
+	assert.Equal(t, 0, cb.Metrics().NumberOfBufferedCalls)
 
 	// Nil patterns are skipped, so a Patterns value with gaps works.
 	p := levee.Compose[string]().WithBulkhead(nil).WithTimeLimiter(nil).WithRateLimiter(nil).
@@ -272,9 +283,6 @@ func TestNilInputs(t *testing.T) {
 	v, err = p.Execute(context.Background(), b.call)
 	require.NoError(t, err)
 	assert.Equal(t, "ok", v)
-	var nilDecorators = levee.Of[string](nil)
-	_, err = nilDecorators.Execute(context.Background())
-	assert.ErrorIs(t, err, levee.ErrNilCall)
 }
 
 // A caller's own cancellation releases every permit and is recorded by no one.
@@ -341,8 +349,8 @@ func TestPipelinesAreImmutable(t *testing.T) {
 	assert.Equal(t, "stale", v)
 }
 
-// The success path of a Decorate'd call and of Apply allocates nothing, whatever the pipeline
-// holds short of a time limiter.
+// The success path of Execute and ExecuteOutcome allocates nothing, whatever the pipeline holds
+// short of a time limiter, when the call is a function value made once.
 func TestSuccessPathAllocatesNothing(t *testing.T) {
 	rt := newRetry(t, 3, retry.Config{})
 	cb := newBreaker(t, 100)
@@ -352,35 +360,11 @@ func TestSuccessPathAllocatesNothing(t *testing.T) {
 	require.NoError(t, err)
 	p := levee.DefaultPipeline(levee.Patterns{Retry: rt, CircuitBreaker: cb, RateLimiter: rl, Bulkhead: bh}, newFallback(t, "stale"))
 	b := &backend{}
-	call := p.Decorate(b.call)
+	call := b.call // a method value, made once
 	ctx := context.Background()
-	assert.Zero(t, testing.AllocsPerRun(1000, func() { _, _ = call(ctx) }))
-
-	price := func(ctx context.Context, sku int) (string, error) {
-		if sku < 0 {
-			return "", errBackend
-		}
-		return "ok", nil
-	}
-	assert.Zero(t, testing.AllocsPerRun(1000, func() { _, _ = levee.Apply(ctx, p, price, 7) }))
-	assert.Zero(t, testing.AllocsPerRun(1000, func() { _, _, _ = levee.ApplyOutcome(ctx, p, price, 7) }))
-}
-
-func TestDecoratorsBuilder(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		b := &backend{}
-		b.failing.Store(true)
-		cb := newBreaker(t, 10)
-		d := levee.Of(b.call).WithCircuitBreaker(cb).WithRetry(newRetry(t, 3, retry.Config{})).WithFallback(newFallback(t, "stale"))
-		v, err := d.Decorate()(context.Background())
-		require.NoError(t, err)
-		assert.Equal(t, "stale", v)
-		assert.Equal(t, int64(3), b.calls.Load())
-		assert.Equal(t, 3, cb.Metrics().NumberOfFailedCalls)
-		v, err = d.Pipeline().Execute(context.Background(), func(context.Context) (string, error) { return "other", nil })
-		require.NoError(t, err)
-		assert.Equal(t, "other", v)
-	})
+	assert.Zero(t, testing.AllocsPerRun(1000, func() { _, _ = p.Execute(ctx, call) }))
+	assert.Zero(t, testing.AllocsPerRun(1000, func() { _, _, _ = p.ExecuteOutcome(ctx, call) }))
+	assert.Equal(t, int64(2002), b.calls.Load(), "each run is one call: AllocsPerRun runs once more to warm up")
 }
 
 // Whatever pattern is innermost, a panic in the call comes back as a *PanicError: the

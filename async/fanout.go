@@ -5,6 +5,7 @@ import (
 	"sync"
 
 	"github.com/levee-go/levee"
+	"github.com/levee-go/levee/internal/pipeline"
 	"github.com/levee-go/levee/internal/safe"
 )
 
@@ -36,14 +37,15 @@ func All[T any](ctx context.Context, p *levee.Pipeline[T], calls []levee.Call[T]
 }
 
 // Map is All for one function over many inputs: it runs fn(ctx, in) guarded by p for every in
-// of inputs, as levee.ApplyOutcome does (no closure per input), and returns the results in input
+// of inputs, without a closure per input, and returns the results in input
 // order. Everything All says applies. A nil fn returns (nil, levee.ErrNilCall).
 func Map[A, T any](ctx context.Context, p *levee.Pipeline[T], fn func(context.Context, A) (T, error), inputs []A, opts ...Option) ([]Result[T], error) {
 	if fn == nil {
 		return nil, safe.ErrNilCall
 	}
+	c := pipeline.Of[T](p)
 	return fanOut(ctx, len(inputs), opts, func(ctx context.Context, i int) Result[T] {
-		v, out, err := levee.ApplyOutcome(ctx, p, fn, inputs[i])
+		v, out, err := pipeline.ApplyOutcome(ctx, c, fn, inputs[i])
 		return Result[T]{Value: v, Err: err, Outcome: out}
 	})
 }

@@ -60,7 +60,7 @@ func TestAllMarksFallbackAnswers(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, []async.Result[string]{
 		{Value: "live"},
-		{Value: "default", Outcome: levee.Outcome{Fallback: true, Cause: errBoom}},
+		{Value: "default", Outcome: fallback.Outcome{Fallback: true, Cause: errBoom}},
 	}, rs)
 }
 
@@ -248,7 +248,7 @@ func TestMapAppliesTheFunctionToEveryInput(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, []async.Result[string]{
 		{Value: "price of 0-13"},
-		{Value: "?", Outcome: levee.Outcome{Fallback: true, Cause: errBoom}},
+		{Value: "?", Outcome: fallback.Outcome{Fallback: true, Cause: errBoom}},
 		{Value: "price of 0-20"},
 	}, rs)
 	assert.Equal(t, [3]int{2, 1, 0}, breakerCounts(cb))

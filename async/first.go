@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/levee-go/levee"
+	"github.com/levee-go/levee/fallback"
 	"github.com/levee-go/levee/internal/safe"
 )
 
@@ -24,15 +25,15 @@ import (
 // returned. No calls returns ErrNoCalls; a nil call fails with levee.ErrNilCall without running
 // p; a nil ctx means context.Background(); an invalid option returns its error without running
 // anything.
-func FirstSuccess[T any](ctx context.Context, p *levee.Pipeline[T], calls []levee.Call[T], opts ...Option) (T, levee.Outcome, error) {
+func FirstSuccess[T any](ctx context.Context, p *levee.Pipeline[T], calls []levee.Call[T], opts ...Option) (T, fallback.Outcome, error) {
 	var zero T
 	o, err := collect(opts)
 	if err != nil {
-		return zero, levee.Outcome{}, err
+		return zero, fallback.Outcome{}, err
 	}
 	n := len(calls)
 	if n == 0 {
-		return zero, levee.Outcome{}, ErrNoCalls
+		return zero, fallback.Outcome{}, ErrNoCalls
 	}
 	r := newRace(ctx, n, func(ctx context.Context, i int) Result[T] {
 		call := calls[i]

@@ -13,6 +13,7 @@ import (
 
 	"github.com/levee-go/levee"
 	"github.com/levee-go/levee/async"
+	"github.com/levee-go/levee/fallback"
 )
 
 // The fastest live success wins; the other calls are cancelled, release their permits, are not
@@ -29,7 +30,7 @@ func TestFirstSuccessReturnsTheFastestSuccessAndCancelsTheRest(t *testing.T) {
 		})
 		require.NoError(t, err)
 		assert.Equal(t, "replica-2", v)
-		assert.Equal(t, levee.Outcome{}, out)
+		assert.Equal(t, fallback.Outcome{}, out)
 		assert.Equal(t, 20*time.Millisecond, time.Since(start))
 		assert.Equal(t, int64(2), slow.cancelled.Load())
 		assert.Equal(t, int64(2), slow.returned.Load())
@@ -64,7 +65,7 @@ func TestFirstSuccessFallsBackToTheAnswerOfTheLowestIndex(t *testing.T) {
 		})
 		require.NoError(t, err)
 		assert.Equal(t, "stale", v)
-		assert.Equal(t, levee.Outcome{Fallback: true, Cause: errFirst}, out)
+		assert.Equal(t, fallback.Outcome{Fallback: true, Cause: errFirst}, out)
 	})
 }
 

@@ -5,6 +5,7 @@ import (
 	"sync/atomic"
 
 	"github.com/levee-go/levee"
+	"github.com/levee-go/levee/fallback"
 	"github.com/levee-go/levee/internal/safe"
 )
 
@@ -19,7 +20,7 @@ type Result[T any] struct {
 	// Outcome tells a fallback's answer from a live one: Outcome.Fallback is true when a
 	// fallback handler answered with Value, and Outcome.Cause is the error it answered (a
 	// handler that failed leaves it false and its *fallback.Error in Err).
-	Outcome levee.Outcome
+	Outcome fallback.Outcome
 }
 
 // Future is the result of a guarded call running in a goroutine of its own, started by Go,
@@ -179,9 +180,9 @@ func (f *Future[T]) Result() (Result[T], bool) {
 	}
 }
 
-// Outcome reports whether a fallback answered for the future (see levee.Outcome). It is the
+// Outcome reports whether a fallback answered for the future (see fallback.Outcome). It is the
 // zero Outcome, no fallback, while the future is running.
-func (f *Future[T]) Outcome() levee.Outcome {
+func (f *Future[T]) Outcome() fallback.Outcome {
 	r, _ := f.Result()
 	return r.Outcome
 }

@@ -34,7 +34,7 @@ func TestGoCompletesWithTheCallsValue(t *testing.T) {
 	r, ok := f.Result()
 	assert.True(t, ok)
 	assert.Equal(t, async.Result[int]{Value: 42}, r)
-	assert.Equal(t, levee.Outcome{}, f.Outcome())
+	assert.Equal(t, fallback.Outcome{}, f.Outcome())
 	assert.Equal(t, [3]int{1, 0, 0}, breakerCounts(cb))
 }
 
@@ -52,9 +52,9 @@ func TestGoMarksTheFallbacksAnswer(t *testing.T) {
 	v, err := f.Get(context.Background())
 	require.NoError(t, err)
 	assert.Equal(t, "cached", v)
-	assert.Equal(t, levee.Outcome{Fallback: true, Cause: errBoom}, f.Outcome())
+	assert.Equal(t, fallback.Outcome{Fallback: true, Cause: errBoom}, f.Outcome())
 	r, _ := f.Result()
-	assert.Equal(t, async.Result[string]{Value: "cached", Outcome: levee.Outcome{Fallback: true, Cause: errBoom}}, r)
+	assert.Equal(t, async.Result[string]{Value: "cached", Outcome: fallback.Outcome{Fallback: true, Cause: errBoom}}, r)
 }
 
 // A panic in the call is recorded by the breaker as a failure and reaches the fallback as a
@@ -218,7 +218,7 @@ func TestResultDoesNotBlock(t *testing.T) {
 	r, ok := f.Result()
 	assert.False(t, ok)
 	assert.Equal(t, async.Result[string]{}, r)
-	assert.Equal(t, levee.Outcome{}, f.Outcome())
+	assert.Equal(t, fallback.Outcome{}, f.Outcome())
 	b.unblock()
 	<-f.Done()
 	r, ok = f.Result()
@@ -355,7 +355,7 @@ func TestNilFuture(t *testing.T) {
 	r, ok := f.Result()
 	assert.True(t, ok)
 	assert.Same(t, async.ErrNilFuture, r.Err)
-	assert.Equal(t, levee.Outcome{}, f.Outcome())
+	assert.Equal(t, fallback.Outcome{}, f.Outcome())
 	f.Cancel()
 }
 

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/levee-go/levee"
+	"github.com/levee-go/levee/fallback"
 	"github.com/levee-go/levee/internal/safe"
 )
 
@@ -38,15 +39,15 @@ import (
 // Cancelling ctx cancels every attempt; Hedge returns ctx's error once they have returned. A
 // nil call returns levee.ErrNilCall; a negative delay or maxHedges returns an error; neither
 // runs anything. A nil ctx means context.Background().
-func Hedge[T any](ctx context.Context, p *levee.Pipeline[T], call levee.Call[T], delay time.Duration, maxHedges int) (T, levee.Outcome, error) {
+func Hedge[T any](ctx context.Context, p *levee.Pipeline[T], call levee.Call[T], delay time.Duration, maxHedges int) (T, fallback.Outcome, error) {
 	var zero T
 	switch {
 	case call == nil:
-		return zero, levee.Outcome{}, safe.ErrNilCall
+		return zero, fallback.Outcome{}, safe.ErrNilCall
 	case delay < 0:
-		return zero, levee.Outcome{}, fmt.Errorf("async: Hedge delay must be >= 0, got %v", delay)
+		return zero, fallback.Outcome{}, fmt.Errorf("async: Hedge delay must be >= 0, got %v", delay)
 	case maxHedges < 0:
-		return zero, levee.Outcome{}, fmt.Errorf("async: Hedge maxHedges must be >= 0, got %d", maxHedges)
+		return zero, fallback.Outcome{}, fmt.Errorf("async: Hedge maxHedges must be >= 0, got %d", maxHedges)
 	}
 	attempts := maxHedges + 1
 	if maxHedges == math.MaxInt {

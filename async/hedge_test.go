@@ -17,6 +17,7 @@ import (
 	"github.com/levee-go/levee/async"
 	"github.com/levee-go/levee/bulkhead"
 	"github.com/levee-go/levee/circuitbreaker"
+	"github.com/levee-go/levee/fallback"
 	"github.com/levee-go/levee/ratelimiter"
 )
 
@@ -61,7 +62,7 @@ func TestHedgeFastPrimaryStartsNoHedge(t *testing.T) {
 		v, out, err := async.Hedge(context.Background(), nil, a.call, 50*ms, 2)
 		require.NoError(t, err)
 		assert.Equal(t, "primary", v)
-		assert.Equal(t, levee.Outcome{}, out)
+		assert.Equal(t, fallback.Outcome{}, out)
 		assert.Equal(t, []time.Duration{0}, a.startedAt)
 		assert.Equal(t, 10*ms, time.Since(a.start))
 	})
@@ -221,7 +222,7 @@ func TestHedgeFallbackAnswerIsTheLastResort(t *testing.T) {
 		v, out, err = async.Hedge(context.Background(), p, b.call, 100*ms, 1)
 		require.NoError(t, err)
 		assert.Equal(t, "stale", v)
-		assert.Equal(t, levee.Outcome{Fallback: true, Cause: errBoom}, out, "the earliest attempt's answer")
+		assert.Equal(t, fallback.Outcome{Fallback: true, Cause: errBoom}, out, "the earliest attempt's answer")
 	})
 }
 

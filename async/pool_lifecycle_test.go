@@ -15,6 +15,7 @@ import (
 	"github.com/levee-go/levee"
 	"github.com/levee-go/levee/async"
 	"github.com/levee-go/levee/bulkhead"
+	"github.com/levee-go/levee/fallback"
 )
 
 // A task cancelled while it waits leaves the queue at once, never runs and makes room.
@@ -172,7 +173,7 @@ func TestSubmitGuardsTheTaskWithItsPipeline(t *testing.T) {
 	v, err := f.Get(context.Background())
 	require.NoError(t, err)
 	assert.Equal(t, "queued for later", v)
-	assert.Equal(t, levee.Outcome{Fallback: true, Cause: errBoom}, f.Outcome())
+	assert.Equal(t, fallback.Outcome{Fallback: true, Cause: errBoom}, f.Outcome())
 	assert.Equal(t, [3]int{0, 1, 0}, breakerCounts(cb))
 }
 

@@ -4,7 +4,7 @@ import (
 	"context"
 	"errors"
 
-	"github.com/levee-go/levee"
+	"github.com/levee-go/levee/fallback"
 	"github.com/levee-go/levee/internal/reject"
 	"github.com/levee-go/levee/internal/safe"
 )
@@ -111,21 +111,21 @@ func (r *race[T]) finish() {
 }
 
 // won ends the race with a.
-func (r *race[T]) won(a attemptResult[T]) (T, levee.Outcome, error) {
+func (r *race[T]) won(a attemptResult[T]) (T, fallback.Outcome, error) {
 	r.finish()
 	return a.Value, a.Outcome, a.Err
 }
 
 // abandoned ends the race because the caller's context ended.
-func (r *race[T]) abandoned() (T, levee.Outcome, error) {
+func (r *race[T]) abandoned() (T, fallback.Outcome, error) {
 	r.finish()
 	var zero T
-	return zero, levee.Outcome{}, r.ctx.Err()
+	return zero, fallback.Outcome{}, r.ctx.Err()
 }
 
 // lost ends a race no attempt won: the fallback answer of the lowest attempt index if there
 // is one, else every failure, in attempt order (a single one as it is).
-func (r *race[T]) lost() (T, levee.Outcome, error) {
+func (r *race[T]) lost() (T, fallback.Outcome, error) {
 	r.finish()
 	if r.answer != nil {
 		return r.answer.Value, r.answer.Outcome, nil
@@ -138,7 +138,7 @@ func (r *race[T]) lost() (T, levee.Outcome, error) {
 		}
 	}
 	if len(errs) == 1 {
-		return zero, levee.Outcome{}, errs[0]
+		return zero, fallback.Outcome{}, errs[0]
 	}
-	return zero, levee.Outcome{}, errors.Join(errs...)
+	return zero, fallback.Outcome{}, errors.Join(errs...)
 }

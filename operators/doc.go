@@ -17,7 +17,7 @@
 //	for it := range price(orders).Observe(rxgo.WithContext(ctx)) { ... }
 //
 // Concurrency, Unordered, StopOnError, Buffer and WithFallback mean what they mean in the
-// stream package; each call goes through levee.ApplyOutcome without a closure per item. Error
+// stream package; each call goes through the pipeline without a closure per item. Error
 // items of the upstream are forwarded in their place and are no call's failure.
 //
 // # Per subscription

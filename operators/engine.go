@@ -7,6 +7,7 @@ import (
 	"github.com/levee-go/levee"
 	"github.com/levee-go/levee/fallback"
 	"github.com/levee-go/levee/internal/chans"
+	"github.com/levee-go/levee/internal/pipeline"
 	"github.com/levee-go/levee/internal/safe"
 	"github.com/reactivex/rxgo/v2"
 )
@@ -25,7 +26,7 @@ import (
 // yet emitted to n.
 type emission[V, C any] struct {
 	op     string
-	p      *levee.Pipeline[C]
+	p      *pipeline.Chain[C] // the *levee.Pipeline[C]'s, looked up once
 	fn     func(context.Context, V) (C, error)
 	fb     func(context.Context, V, error) (C, error)
 	expand func(r *Result[V, C], next chan<- rxgo.Item, done <-chan struct{}) bool
@@ -45,7 +46,7 @@ func newEmission[V, C any](op string, p *levee.Pipeline[C], fn func(context.Cont
 	if err != nil {
 		return nil, err
 	}
-	return &emission[V, C]{op: op, p: p, fn: fn, fb: fb, expand: expand, set: set}, nil
+	return &emission[V, C]{op: op, p: pipeline.Of[C](p), fn: fn, fb: fb, expand: expand, set: set}, nil
 }
 
 func (e *emission[V, C]) operator() Operator {
@@ -109,7 +110,7 @@ func (s *subscription[V, C]) element(index int, x any) Result[V, C] {
 		return Result[V, C]{Index: index, Err: err}
 	}
 	e := s.e
-	val, o, err := levee.ApplyOutcome(s.ctx, e.p, e.fn, v)
+	val, o, err := pipeline.ApplyOutcome(s.ctx, e.p, e.fn, v)
 	r := Result[V, C]{Index: index, In: v, Value: val, Err: err, Fallback: o.Fallback, Cause: o.Cause}
 	if err != nil && e.fb != nil && !safe.CallerCancelled(s.ctx, err) {
 		s.fallback(&r)

@@ -7,6 +7,7 @@ import (
 	"github.com/levee-go/levee"
 	"github.com/levee-go/levee/fallback"
 	"github.com/levee-go/levee/internal/chans"
+	"github.com/levee-go/levee/internal/pipeline"
 	"github.com/levee-go/levee/internal/safe"
 )
 
@@ -27,7 +28,7 @@ type stage[V, C, O any] struct {
 	in  <-chan V
 	out chan Result[V, O]
 
-	p      *levee.Pipeline[C]
+	p      *pipeline.Chain[C] // the *levee.Pipeline[C]'s, looked up once
 	fn     func(context.Context, V) (C, error)
 	fb     func(context.Context, V, error) (C, error)
 	expand func(r Result[V, C], yield func(Result[V, O]) bool) bool
@@ -59,7 +60,7 @@ func newStage[V, C, O any](op string, in <-chan V, p *levee.Pipeline[C], fn func
 	return &stage[V, C, O]{
 		in:          in,
 		out:         make(chan Result[V, O], set.buffer),
-		p:           p,
+		p:           pipeline.Of[C](p),
 		fn:          fn,
 		fb:          fb,
 		expand:      expand,
@@ -101,7 +102,7 @@ func (s *stage[V, C, O]) send(r Result[V, O]) bool { return chans.Send(s.out, r,
 
 // call makes the guarded call for element i and applies the element fallback.
 func (s *stage[V, C, O]) call(i int, v V) Result[V, C] {
-	val, o, err := levee.ApplyOutcome(s.ctx, s.p, s.fn, v)
+	val, o, err := pipeline.ApplyOutcome(s.ctx, s.p, s.fn, v)
 	r := Result[V, C]{Index: i, In: v, Value: val, Err: err, Fallback: o.Fallback, Cause: o.Cause}
 	if err != nil && s.fb != nil && !safe.CallerCancelled(s.ctx, err) {
 		s.fallback(&r)

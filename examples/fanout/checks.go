@@ -93,12 +93,12 @@ func (s *shop) check(c *checks, ph phase, k kind, results []async.Result[quote],
 
 	admitted, invoked := t.admitted(), int(s.invoked.Load())
 	c.within(name+"calls the breaker let in before it opened", minCalls, minCalls-1+concurrency, admitted)
-	c.expect(name+"the breaker is open", int(circuitbreaker.Open), int(p.cb.State()))
+	c.expect(name+"the breaker is open", int(circuitbreaker.Open), int(p.CircuitBreaker.State()))
 	c.expect(name+"no call refused by the bulkhead", 0, t.bulkheadFull)
 	c.within(name+"calls that sent a request, out of those let in", 1, admitted, invoked)
 	c.expect(name+"the gateway received exactly the requests sent", invoked, int(s.gw.Received()))
-	c.expect(name+"the breaker counted its refusals", t.refused, p.cb.Metrics().NumberOfNotPermittedCalls)
-	c.expect(name+"every bulkhead permit is back", concurrency, p.bh.Metrics().AvailableConcurrentCalls)
+	c.expect(name+"the breaker counted its refusals", t.refused, p.CircuitBreaker.Metrics().NumberOfNotPermittedCalls)
+	c.expect(name+"every bulkhead permit is back", concurrency, p.Bulkhead.Metrics().AvailableConcurrentCalls)
 	if ph.mode == payment.ModeSlow {
 		c.expect(name+"every call let in timed out", admitted, t.timeouts)
 		c.expect(name+"the gateway saw every request cancelled", invoked, int(s.gw.CancelledByClient()))

@@ -86,33 +86,29 @@ func kinds() []kind {
 
 // patterns are the breaker, time limiter and bulkhead of one run, fresh for each so that no
 // run inherits another's open breaker.
-type patterns struct {
-	cb *circuitbreaker.CircuitBreaker
-	tl *timelimiter.TimeLimiter
-	bh *bulkhead.Bulkhead
-}
+type patterns struct{ levee.Patterns }
 
+// newPatterns builds them. The configurations are constants of this program, so an error is a
+// bug in it: levee.Must stops it at once.
 func newPatterns() patterns {
-	cb, err := circuitbreaker.New("pricing", circuitbreaker.Config{
-		SlidingWindowSize:       20,
-		MinimumNumberOfCalls:    minCalls,
-		FailureRateThreshold:    50,
-		WaitDurationInOpenState: time.Minute,
-		IgnoreErrors:            []error{payment.ErrInvalidOrder},
-	})
-	must(err)
-	tl, err := timelimiter.New("pricing", timelimiter.Config{TimeoutDuration: timeLimit})
-	must(err)
-	// The time limiter sits outside the bulkhead (Resilience4j's order), so a call it gives up
-	// on holds its permit until the cancelled request has unwound, a moment after the limiter
-	// returned. The next book waits for it rather than being refused.
-	bh, err := bulkhead.New("pricing", bulkhead.Config{MaxConcurrentCalls: concurrency, MaxWaitDuration: time.Second})
-	must(err)
-	return patterns{cb, tl, bh}
+	return patterns{levee.Must(levee.NewPatterns("pricing", levee.Configs{
+		CircuitBreaker: &circuitbreaker.Config{
+			SlidingWindowSize:       20,
+			MinimumNumberOfCalls:    minCalls,
+			FailureRateThreshold:    50,
+			WaitDurationInOpenState: time.Minute,
+			IgnoreErrors:            []error{payment.ErrInvalidOrder},
+		},
+		TimeLimiter: &timelimiter.Config{TimeoutDuration: timeLimit},
+		// The time limiter sits outside the bulkhead (Resilience4j's order), so a call it gives
+		// up on holds its permit until the cancelled request has unwound, a moment after the
+		// limiter returned. The next book waits for it rather than being refused.
+		Bulkhead: &bulkhead.Config{MaxConcurrentCalls: concurrency, MaxWaitDuration: time.Second},
+	}))}
 }
 
 func (p patterns) pipeline(fb *fallback.Fallback[quote]) *levee.Pipeline[quote] {
-	return levee.DefaultPipeline(levee.Patterns{CircuitBreaker: p.cb, TimeLimiter: p.tl, Bulkhead: p.bh}, fb)
+	return levee.DefaultPipeline(p.Patterns, fb)
 }
 
 // waitAbandoned waits until the calls the time limiter gave up on have returned, and so given
@@ -120,14 +116,8 @@ func (p patterns) pipeline(fb *fallback.Fallback[quote]) *levee.Pipeline[quote] 
 // answered.
 func (p patterns) waitAbandoned() {
 	deadline := time.Now().Add(5 * time.Second)
-	for p.tl.Metrics().NumberOfAbandonedCalls > 0 && time.Now().Before(deadline) {
+	for p.TimeLimiter.Metrics().NumberOfAbandonedCalls > 0 && time.Now().Before(deadline) {
 		time.Sleep(time.Millisecond)
-	}
-}
-
-func must(err error) {
-	if err != nil {
-		panic(err) // the configurations above are constants: an error is a bug in this program
 	}
 }
 
@@ -178,8 +168,7 @@ func (s *shop) warmUp(c *checks) {
 func (s *shop) price(c *checks, ph phase, k kind) {
 	s.reset(ph.mode)
 	s.invoked.Store(0)
-	fb, err := fallback.New(k.name, fallback.OnAny(k.handler(s)))
-	must(err)
+	fb := levee.Must(fallback.New(k.name, fallback.OnAny(k.handler(s))))
 	pats := newPatterns()
 	results := s.fanOut(pats.pipeline(fb), s.skus)
 	pats.waitAbandoned()

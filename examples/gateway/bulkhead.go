@@ -9,10 +9,10 @@ import (
 	"sync"
 	"time"
 
-	"github.com/levee-go/levee"
 	"github.com/levee-go/levee/bulkhead"
 	"github.com/levee-go/levee/circuitbreaker"
 	"github.com/levee-go/levee/examples/payment"
+	"github.com/levee-go/levee/fallback"
 )
 
 // concurrently runs call(i) for i in [0, n) on n goroutines released together, so that every
@@ -97,7 +97,7 @@ func bulkheadTrap(e *env) *table {
 
 		type answer struct {
 			receipt string
-			out     levee.Outcome
+			out     fallback.Outcome
 			err     error
 		}
 		answers := make([]answer, 10)

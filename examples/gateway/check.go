@@ -122,10 +122,10 @@ func summarize(tables []*table, took time.Duration) int {
 	}
 	fmt.Println()
 	if len(wrong) == 0 {
-		fmt.Printf("all %d figures match the seeds (%.1f s)\nexit status 0\n", total, took.Seconds())
+		fmt.Printf("all %d figures match the seeds (%.1f s)\n", total, took.Seconds())
 		return 0
 	}
-	fmt.Printf("%d of %d figures differ from the seeds (%.1f s):\n%s\nexit status 1\n",
+	fmt.Printf("%d of %d figures differ from the seeds (%.1f s):\n%s\n",
 		len(wrong), total, took.Seconds(), strings.Join(wrong, "\n"))
 	return 1
 }

@@ -40,13 +40,13 @@ func bulkheadPlacement(e *env) *table {
 				return time.Millisecond
 			},
 		}))
-		pay := levee.Of(func(ctx context.Context) (string, error) { return e.client.Charge(ctx, "DH001") })
+		pay := levee.Compose[string]().WithRetry(rt).WithBulkhead(bh)
 		if v.inside {
-			pay = pay.WithBulkhead(bh).WithRetry(rt)
-		} else {
-			pay = pay.WithRetry(rt).WithBulkhead(bh)
+			pay = levee.Compose[string]().WithBulkhead(bh).WithRetry(rt)
 		}
-		_, err := pay.Execute(context.Background())
+		_, err := pay.Execute(context.Background(), func(ctx context.Context) (string, error) {
+			return e.client.Charge(ctx, "DH001")
+		})
 		t.logf("available permits during the backoff waits: %v; gateway received %d; error: %v",
 			available, e.gw.Received(), err)
 		check(t, "available permits during the waits", v.want, fmt.Sprint(available))
@@ -83,13 +83,13 @@ func rateLimiterPlacement(e *env) *table {
 			}
 		})
 		rt := must(retry.New("payment", retry.Config{MaxAttempts: 3, WaitDuration: time.Millisecond}))
-		pay := levee.Of(func(ctx context.Context) (string, error) { return e.client.Charge(ctx, "DH001") })
+		pay := levee.Compose[string]().WithRetry(rt).WithRateLimiter(rl)
 		if v.inside {
-			pay = pay.WithRateLimiter(rl).WithRetry(rt)
-		} else {
-			pay = pay.WithRetry(rt).WithRateLimiter(rl)
+			pay = levee.Compose[string]().WithRateLimiter(rl).WithRetry(rt)
 		}
-		_, err := pay.Execute(context.Background())
+		_, err := pay.Execute(context.Background(), func(ctx context.Context) (string, error) {
+			return e.client.Charge(ctx, "DH001")
+		})
 		unsubscribe()
 		left := rl.Metrics().AvailablePermissions
 		t.logf("permits taken %d, left in the cycle %d; gateway received %d; error: %v",
@@ -144,7 +144,9 @@ func retryThroughOpenBreaker(e *env) *table {
 		}
 		for i, want := range v.requests {
 			before := totals()
-			cents, out, err := levee.ApplyOutcome(prices.WithKey(context.Background(), sku), guard, e.client.Price, sku)
+			cents, out, err := guard.ExecuteOutcome(prices.WithKey(context.Background(), sku), func(ctx context.Context) (int64, error) {
+				return e.client.Price(ctx, sku)
+			})
 			after := totals()
 			got := counts{after.backend - before.backend, after.rejected - before.rejected, after.attempts - before.attempts}
 			answer := fmt.Sprintf("%d cents [live]", cents)

@@ -31,12 +31,12 @@ func timeLimiterInRetry(e *env) *table {
 	})
 	defer unsubscribe()
 	rt := must(retry.New("payment", retry.Config{MaxAttempts: 3, WaitDuration: 10 * time.Millisecond}))
-	pay := levee.Of(func(ctx context.Context) (string, error) {
-		return e.client.Charge(ctx, "DH001")
-	}).WithTimeLimiter(tl).WithRetry(rt)
+	pay := levee.Compose[string]().WithTimeLimiter(tl).WithRetry(rt)
 
 	start := time.Now()
-	_, err := pay.Execute(context.Background())
+	_, err := pay.Execute(context.Background(), func(ctx context.Context) (string, error) {
+		return e.client.Charge(ctx, "DH001")
+	})
 	took := time.Since(start)
 	e.waitIdle() // the gateway notices each cancellation a moment after the caller has moved on
 	t.logf("caller's error after %s: %v", ms(took), err)

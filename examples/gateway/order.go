@@ -46,17 +46,13 @@ func compositionOrder(e *env) *table {
 			WaitDuration:    10 * time.Millisecond,
 			RetryRejections: row.retryRejections,
 		}))
-		pay := levee.Of(func(ctx context.Context) (string, error) {
-			return e.client.Charge(ctx, "DH001")
-		})
+		pay := levee.Compose[string]().WithRetry(rt).WithCircuitBreaker(cb) // each With wraps what is before it
 		if row.retryOutside {
-			pay = pay.WithCircuitBreaker(cb).WithRetry(rt) // each With wraps what is before it
-		} else {
-			pay = pay.WithRetry(rt).WithCircuitBreaker(cb)
+			pay = levee.Compose[string]().WithCircuitBreaker(cb).WithRetry(rt)
 		}
-		call := pay.Decorate()
+		charge := func(ctx context.Context) (string, error) { return e.client.Charge(ctx, "DH001") }
 		for range 6 {
-			_, _ = call(context.Background()) // every request fails; the figures are the counters
+			_, _ = pay.Execute(context.Background(), charge) // every request fails; the figures are the counters
 		}
 		m := cb.Metrics()
 		t.logf("gateway received %2d | breaker recorded %d failures, blocked %2d | final: %s",

@@ -45,14 +45,16 @@ const paymentConfig = "breaker COUNT_BASED window 10, min 5, threshold 50, open 
 
 // newPaymentService builds the service around a breaker configured by cbCfg.
 func newPaymentService(client *payment.Client, cbCfg circuitbreaker.Config) *paymentService {
-	cb := must(circuitbreaker.New("payment", cbCfg))
-	rt := must(retry.New("payment", retry.Config{
-		MaxAttempts:      3,
-		IntervalFunction: must(retry.ExponentialBackoff(100*time.Millisecond, 2, 0)),
-		RetryErrors:      []error{payment.ErrGateway},
-		IgnoreErrors:     []error{payment.ErrInvalidOrder},
+	ps := must(levee.NewPatterns("payment", levee.Configs{
+		CircuitBreaker: &cbCfg,
+		Retry: &retry.Config{
+			MaxAttempts:      3,
+			IntervalFunction: must(retry.ExponentialBackoff(100*time.Millisecond, 2, 0)),
+			RetryErrors:      []error{payment.ErrGateway},
+			IgnoreErrors:     []error{payment.ErrInvalidOrder},
+		},
+		Bulkhead: &bulkhead.Config{MaxConcurrentCalls: 3},
 	}))
-	bh := must(bulkhead.New("payment", bulkhead.Config{MaxConcurrentCalls: 3}))
 	pending := must(fallback.New("payment",
 		// A customer's error is not hidden behind a fallback: it goes back as it is.
 		fallback.OnError(payment.ErrInvalidOrder, fallback.FailFast[string](func(cause error) error { return cause })),
@@ -61,8 +63,8 @@ func newPaymentService(client *payment.Client, cbCfg circuitbreaker.Config) *pay
 	))
 	return &paymentService{
 		client: client,
-		cb:     cb,
-		pay:    levee.DefaultPipeline(levee.Patterns{Retry: rt, CircuitBreaker: cb, Bulkhead: bh}, pending),
+		cb:     ps.CircuitBreaker,
+		pay:    levee.DefaultPipeline(ps, pending),
 	}
 }
 
@@ -72,9 +74,11 @@ type orderKey struct{}
 
 // Pay charges order through the pipeline. Outcome.Fallback tells a PENDING answer from a live
 // receipt.
-func (s *paymentService) Pay(ctx context.Context, order string) (string, levee.Outcome, error) {
+func (s *paymentService) Pay(ctx context.Context, order string) (string, fallback.Outcome, error) {
 	ctx = context.WithValue(ctx, orderKey{}, order)
-	return levee.ApplyOutcome(ctx, s.pay, s.client.Charge, order)
+	return s.pay.ExecuteOutcome(ctx, func(ctx context.Context) (string, error) {
+		return s.client.Charge(ctx, order)
+	})
 }
 
 // answerPending is the seed's pending(orderId, Throwable): "PENDING:<order> (<error kind>)".
@@ -85,7 +89,7 @@ func answerPending(ctx context.Context, err error) (string, error) {
 
 // describe renders what a caller of Pay got as the seed's HTTP client shows it, marking
 // whether it was a live answer or the fallback's.
-func describe(answer string, out levee.Outcome, err error) string {
+func describe(answer string, out fallback.Outcome, err error) string {
 	var invalid *payment.InvalidOrderError
 	switch {
 	case errors.As(err, &invalid):

@@ -66,16 +66,6 @@ func newPatterns(cfg config) (levee.Patterns, error) {
 	if err != nil {
 		return levee.Patterns{}, err
 	}
-	rt, err := retry.New("pricing", retry.Config{
-		MaxAttempts:      3,
-		IntervalFunction: backoff,
-		// A price is a GET: retrying it after a timeout is safe.
-		RetryErrors:  []error{payment.ErrGateway, timelimiter.ErrTimeout},
-		IgnoreErrors: []error{payment.ErrInvalidOrder},
-	})
-	if err != nil {
-		return levee.Patterns{}, err
-	}
 	cbc := circuitbreaker.Config{
 		SlidingWindowSize:    50,
 		MinimumNumberOfCalls: 20,
@@ -90,35 +80,32 @@ func newPatterns(cfg config) (levee.Patterns, error) {
 	if cfg.OpenWait == 0 {
 		cbc.WaitIntervalFunctionInOpenState = func(int) time.Duration { return 0 }
 	}
-	cb, err := circuitbreaker.New("pricing", cbc)
-	if err != nil {
-		return levee.Patterns{}, err
-	}
-	// The gateway's quota: 2,000 requests a second, in 50ms slices. A caller waits for its
-	// slice rather than fail, but not longer than a few slices.
-	rl, err := ratelimiter.New("pricing", ratelimiter.Config{
-		LimitForPeriod:     100,
-		LimitRefreshPeriod: 50 * time.Millisecond,
-		TimeoutDuration:    250 * time.Millisecond,
+	return levee.NewPatterns("pricing", levee.Configs{
+		Retry: &retry.Config{
+			MaxAttempts:      3,
+			IntervalFunction: backoff,
+			// A price is a GET: retrying it after a timeout is safe.
+			RetryErrors:  []error{payment.ErrGateway, timelimiter.ErrTimeout},
+			IgnoreErrors: []error{payment.ErrInvalidOrder},
+		},
+		CircuitBreaker: &cbc,
+		// The gateway's quota: 2,000 requests a second, in 50ms slices. A caller waits for
+		// its slice rather than fail, but not longer than a few slices.
+		RateLimiter: &ratelimiter.Config{
+			LimitForPeriod:     100,
+			LimitRefreshPeriod: 50 * time.Millisecond,
+			TimeoutDuration:    250 * time.Millisecond,
+		},
+		// One deadline per attempt; the attempt's request is cancelled at the deadline
+		// (Resilience4j's cancelRunningFuture), which the gateway sees.
+		TimeLimiter: &timelimiter.Config{TimeoutDuration: cfg.TimeLimit},
+		// The bulkhead caps what the gateway carries at the consumer's concurrency. It sits
+		// inside the time limiter, so an attempt the limiter gave up on keeps its permit until
+		// its request has unwound: the next attempt waits a moment for it rather than being
+		// refused.
+		Bulkhead: &bulkhead.Config{
+			MaxConcurrentCalls: cfg.Concurrency,
+			MaxWaitDuration:    cfg.TimeLimit,
+		},
 	})
-	if err != nil {
-		return levee.Patterns{}, err
-	}
-	// One deadline per attempt; the attempt's request is cancelled at the deadline
-	// (Resilience4j's cancelRunningFuture), which the gateway sees.
-	tl, err := timelimiter.New("pricing", timelimiter.Config{TimeoutDuration: cfg.TimeLimit})
-	if err != nil {
-		return levee.Patterns{}, err
-	}
-	// The bulkhead caps what the gateway carries at the consumer's concurrency. It sits inside
-	// the time limiter, so an attempt the limiter gave up on keeps its permit until its
-	// request has unwound: the next attempt waits a moment for it rather than being refused.
-	bh, err := bulkhead.New("pricing", bulkhead.Config{
-		MaxConcurrentCalls: cfg.Concurrency,
-		MaxWaitDuration:    cfg.TimeLimit,
-	})
-	if err != nil {
-		return levee.Patterns{}, err
-	}
-	return levee.Patterns{Retry: rt, CircuitBreaker: cb, RateLimiter: rl, TimeLimiter: tl, Bulkhead: bh}, nil
 }

@@ -33,21 +33,17 @@ func run() error {
 	gateway := payment.NewClient(g.URL())
 	defer gateway.Close()
 
-	cb, err := circuitbreaker.New("payment", circuitbreaker.Config{
-		SlidingWindowSize: 10, MinimumNumberOfCalls: 5, WaitDurationInOpenState: 3 * time.Second,
+	// The configs are literals: one error to check for the three patterns.
+	ps, err := levee.NewPatterns("payment", levee.Configs{
+		CircuitBreaker: &circuitbreaker.Config{
+			SlidingWindowSize: 10, MinimumNumberOfCalls: 5, WaitDurationInOpenState: 3 * time.Second,
+		},
+		Retry: &retry.Config{
+			MaxAttempts:      3,
+			IntervalFunction: levee.Must(retry.ExponentialBackoff(100*time.Millisecond, 2, 0)),
+		},
+		Bulkhead: &bulkhead.Config{MaxConcurrentCalls: 3},
 	})
-	if err != nil {
-		return err
-	}
-	backoff, err := retry.ExponentialBackoff(100*time.Millisecond, 2, 0)
-	if err != nil {
-		return err
-	}
-	rt, err := retry.New("payment", retry.Config{MaxAttempts: 3, IntervalFunction: backoff})
-	if err != nil {
-		return err
-	}
-	bh, err := bulkhead.New("payment", bulkhead.Config{MaxConcurrentCalls: 3})
 	if err != nil {
 		return err
 	}
@@ -59,7 +55,7 @@ func run() error {
 	}
 
 	// Fallback(Retry(CircuitBreaker(Bulkhead(call)))): Resilience4j's annotation order.
-	pay := levee.DefaultPipeline(levee.Patterns{Retry: rt, CircuitBreaker: cb, Bulkhead: bh}, pending)
+	pay := levee.DefaultPipeline(ps, pending)
 
 	ctx := context.Background()
 	for _, mode := range []payment.Mode{payment.ModeOK, payment.ModeFail} {
@@ -69,7 +65,7 @@ func run() error {
 		})
 		fmt.Printf("gateway %-4s -> %s (fallback answered: %v, cause: %v, err: %v)\n", mode, status, outcome.Fallback, outcome.Cause, err)
 	}
-	m := cb.Metrics()
+	m := ps.CircuitBreaker.Metrics()
 	fmt.Printf("breaker %v, %d calls recorded, %d failed; gateway received %d requests\n",
 		m.State, m.NumberOfBufferedCalls, m.NumberOfFailedCalls, g.Received())
 	return nil

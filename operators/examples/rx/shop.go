@@ -42,30 +42,20 @@ type shop struct {
 
 func newShop(gw *payment.Gateway, client *payment.Client) (*shop, error) {
 	s := &shop{gw: gw, client: client}
-	rt, err := retry.New("pricing", retry.Config{MaxAttempts: 2, WaitDuration: 20 * time.Millisecond,
-		IgnoreErrors: []error{payment.ErrInvalidOrder}})
+	var err error
+	s.patterns, err = levee.NewPatterns("pricing", levee.Configs{
+		Retry: &retry.Config{MaxAttempts: 2, WaitDuration: 20 * time.Millisecond,
+			IgnoreErrors: []error{payment.ErrInvalidOrder}},
+		CircuitBreaker: &circuitbreaker.Config{SlidingWindowSize: 10, MinimumNumberOfCalls: minCalls,
+			WaitDurationInOpenState: waitInOpen, PermittedNumberOfCallsInHalfOpenState: probes,
+			IgnoreErrors: []error{payment.ErrInvalidOrder}},
+		RateLimiter: &ratelimiter.Config{LimitForPeriod: 1000, LimitRefreshPeriod: time.Second},
+		TimeLimiter: &timelimiter.Config{TimeoutDuration: timeLimit},
+		Bulkhead:    &bulkhead.Config{MaxConcurrentCalls: concurrency},
+	})
 	if err != nil {
 		return nil, err
 	}
-	cb, err := circuitbreaker.New("pricing", circuitbreaker.Config{SlidingWindowSize: 10, MinimumNumberOfCalls: minCalls,
-		WaitDurationInOpenState: waitInOpen, PermittedNumberOfCallsInHalfOpenState: probes,
-		IgnoreErrors: []error{payment.ErrInvalidOrder}})
-	if err != nil {
-		return nil, err
-	}
-	rl, err := ratelimiter.New("pricing", ratelimiter.Config{LimitForPeriod: 1000, LimitRefreshPeriod: time.Second})
-	if err != nil {
-		return nil, err
-	}
-	tl, err := timelimiter.New("pricing", timelimiter.Config{TimeoutDuration: timeLimit})
-	if err != nil {
-		return nil, err
-	}
-	bh, err := bulkhead.New("pricing", bulkhead.Config{MaxConcurrentCalls: concurrency})
-	if err != nil {
-		return nil, err
-	}
-	s.patterns = levee.Patterns{Retry: rt, CircuitBreaker: cb, RateLimiter: rl, TimeLimiter: tl, Bulkhead: bh}
 	// The fallback is the element-aware one of the operator, outside the pipeline: a
 	// pipeline's fallback sees the error, not the order whose SKU it needs.
 	pipeline := levee.DefaultPipeline[int64](s.patterns, nil)

@@ -1,0 +1,238 @@
+// Package pipeline runs an ordered composition of levee's patterns around a call: it is the
+// engine behind levee.Pipeline.
+//
+// It also takes a call's argument apart from the call (Apply, ApplyOutcome), which
+// levee.Pipeline does not offer: levee's stream, operators and async packages guard one element
+// or input at a time with it and allocate nothing per element. A closure over the element
+// handed to levee.Pipeline.Execute would escape to the heap, because a time limiter runs the
+// call on a goroutine that may outlive Execute; with the argument passed apart, only the time
+// limiter's own path copies it.
+package pipeline
+
+import (
+	"context"
+
+	"github.com/levee-go/levee/bulkhead"
+	"github.com/levee-go/levee/circuitbreaker"
+	"github.com/levee-go/levee/fallback"
+	"github.com/levee-go/levee/internal/safe"
+	"github.com/levee-go/levee/ratelimiter"
+	"github.com/levee-go/levee/retry"
+	"github.com/levee-go/levee/timelimiter"
+)
+
+// Chain is an immutable list of layers, layers[0] innermost. The zero Chain and a nil *Chain
+// guard nothing.
+type Chain[T any] struct {
+	layers []Layer[T]
+	// invoke is invoke[T] made once: a generic function value is a closure over its
+	// dictionary, and making it on every Execute would cost an allocation per call.
+	invoke func(context.Context, func(context.Context) (T, error)) (T, error)
+}
+
+type kind uint8
+
+const (
+	kindBulkhead kind = iota + 1
+	kindTimeLimiter
+	kindRateLimiter
+	kindCircuitBreaker
+	kindRetry
+	kindFallback
+)
+
+// Layer is one pattern of a Chain, made by Bulkhead, TimeLimiter, RateLimiter, CircuitBreaker,
+// Retry or Fallback.
+type Layer[T any] struct {
+	kind kind
+	bh   *bulkhead.Bulkhead
+	tl   *timelimiter.TimeLimiter
+	rl   *ratelimiter.RateLimiter
+	cb   *circuitbreaker.CircuitBreaker
+	rt   *retry.Retry
+	fb   *fallback.Fallback[T]
+}
+
+// Bulkhead is a layer that holds one permit of bh while the layers inside it run.
+func Bulkhead[T any](bh *bulkhead.Bulkhead) Layer[T] { return Layer[T]{kind: kindBulkhead, bh: bh} }
+
+// TimeLimiter is a layer that runs the layers inside it with tl's deadline.
+func TimeLimiter[T any](tl *timelimiter.TimeLimiter) Layer[T] {
+	return Layer[T]{kind: kindTimeLimiter, tl: tl}
+}
+
+// RateLimiter is a layer that takes one permission of rl per run of the layers inside it.
+func RateLimiter[T any](rl *ratelimiter.RateLimiter) Layer[T] {
+	return Layer[T]{kind: kindRateLimiter, rl: rl}
+}
+
+// CircuitBreaker is a layer that makes each run of the layers inside it one call for cb.
+func CircuitBreaker[T any](cb *circuitbreaker.CircuitBreaker) Layer[T] {
+	return Layer[T]{kind: kindCircuitBreaker, cb: cb}
+}
+
+// Retry is a layer that attempts the layers inside it as r decides.
+func Retry[T any](r *retry.Retry) Layer[T] { return Layer[T]{kind: kindRetry, rt: r} }
+
+// Fallback is a layer whose f answers the failures of the layers inside it.
+func Fallback[T any](f *fallback.Fallback[T]) Layer[T] { return Layer[T]{kind: kindFallback, fb: f} }
+
+// New returns an empty Chain.
+func New[T any]() Chain[T] { return Chain[T]{invoke: invoke[T]} }
+
+// With returns a new Chain: c wrapped in l. c is left unchanged.
+func (c Chain[T]) With(l Layer[T]) Chain[T] {
+	n := New[T]()
+	n.layers = make([]Layer[T], 0, len(c.layers)+1)
+	n.layers = append(n.layers, c.layers...)
+	n.layers = append(n.layers, l)
+	return n
+}
+
+// Execute runs call through c. A nil ctx is treated as context.Background(). A nil call
+// returns safe.ErrNilCall before any pattern sees it: it is a mistake, not a failure for a
+// breaker to record, a retry to repeat or a fallback to answer.
+func (c *Chain[T]) Execute(ctx context.Context, call func(context.Context) (T, error)) (T, error) {
+	if call == nil {
+		var zero T
+		return zero, safe.ErrNilCall
+	}
+	if c == nil || c.invoke == nil {
+		return safe.Call(safe.Ctx(ctx), call)
+	}
+	return Apply(ctx, c, c.invoke, call)
+}
+
+// ExecuteOutcome is Execute that also reports whether a fallback answered.
+func (c *Chain[T]) ExecuteOutcome(ctx context.Context, call func(context.Context) (T, error)) (T, fallback.Outcome, error) {
+	if call == nil {
+		var zero T
+		return zero, fallback.Outcome{}, safe.ErrNilCall
+	}
+	if c == nil || c.invoke == nil {
+		v, err := safe.Call(safe.Ctx(ctx), call)
+		return v, fallback.Outcome{}, err
+	}
+	return ApplyOutcome(ctx, c, c.invoke, call)
+}
+
+func invoke[T any](ctx context.Context, call func(context.Context) (T, error)) (T, error) {
+	return call(ctx)
+}
+
+// Apply runs fn(ctx, a) through c, as Execute runs a call, without a closure over a. A nil c
+// guards nothing; a nil fn returns safe.ErrNilCall.
+func Apply[A, T any](ctx context.Context, c *Chain[T], fn func(context.Context, A) (T, error), a A) (T, error) {
+	ctx = safe.Ctx(ctx)
+	if fn == nil {
+		var zero T
+		return zero, safe.ErrNilCall
+	}
+	var layers []Layer[T]
+	if c != nil {
+		layers = c.layers
+	}
+	if len(layers) == 0 {
+		return safe.Call(ctx, func(ctx context.Context) (T, error) { return fn(ctx, a) })
+	}
+	return exec(ctx, layers, len(layers)-1, fn, a, nil)
+}
+
+// ApplyOutcome is Apply that also reports whether a fallback answered.
+func ApplyOutcome[A, T any](ctx context.Context, c *Chain[T], fn func(context.Context, A) (T, error), a A) (T, fallback.Outcome, error) {
+	ctx = safe.Ctx(ctx)
+	var out fallback.Outcome
+	if fn == nil {
+		var zero T
+		return zero, out, safe.ErrNilCall
+	}
+	var layers []Layer[T]
+	if c != nil {
+		layers = c.layers
+	}
+	if len(layers) == 0 {
+		v, err := safe.Call(ctx, func(ctx context.Context) (T, error) { return fn(ctx, a) })
+		return v, out, err
+	}
+	v, err := exec(ctx, layers, len(layers)-1, fn, a, &out)
+	return v, out, err
+}
+
+// exec runs layers[0..i] around fn(ctx, a). Each layer hands the patterns a closure over the
+// rest of the chain; the patterns never retain it, so it stays on the stack. Only the time
+// limiter needs the call on another goroutine, and execTimeLimited copies what it needs to the
+// heap itself so that out stays on the caller's stack.
+func exec[A, T any](ctx context.Context, layers []Layer[T], i int, fn func(context.Context, A) (T, error), a A, out *fallback.Outcome) (T, error) {
+	if i < 0 {
+		// The innermost pattern's Execute already runs this through safe.Call; guarding it
+		// again here would only add a second recover to every call. Apply guards an empty
+		// chain itself.
+		return fn(ctx, a)
+	}
+	l := &layers[i]
+	next := func(ctx context.Context) (T, error) { return exec(ctx, layers, i-1, fn, a, out) }
+	switch l.kind {
+	case kindBulkhead:
+		return bulkhead.Execute(ctx, l.bh, next)
+	case kindRateLimiter:
+		return ratelimiter.Execute(ctx, l.rl, next)
+	case kindCircuitBreaker:
+		return circuitbreaker.Execute(ctx, l.cb, next)
+	case kindRetry:
+		if out == nil {
+			return retry.Execute(ctx, l.rt, next)
+		}
+		// Each attempt reports its own outcome: a fallback that answered an earlier attempt
+		// whose result was then retried did not produce what this attempt returns.
+		return retry.Execute(ctx, l.rt, func(ctx context.Context) (T, error) {
+			*out = fallback.Outcome{}
+			return next(ctx)
+		})
+	case kindFallback:
+		v, o, err := fallback.ExecuteOutcome(ctx, l.fb, next)
+		if o.Fallback && out != nil {
+			*out = o
+		}
+		return v, err
+	case kindTimeLimiter:
+		return execTimeLimited(ctx, l.tl, layers, i, fn, a, out)
+	default: // unreachable: layers are made only by this package's constructors
+		return next(ctx)
+	}
+}
+
+// timeLimitedResult carries the inner chain's fallback outcome out of the time limiter's
+// goroutine together with its value, so the outcome is read only when that value is the one
+// returned (never after a timeout, when the abandoned run may still be writing).
+type timeLimitedResult[T any] struct {
+	v   T
+	out fallback.Outcome
+}
+
+func execTimeLimited[A, T any](ctx context.Context, tl *timelimiter.TimeLimiter, layers []Layer[T], i int, fn func(context.Context, A) (T, error), a A, out *fallback.Outcome) (T, error) {
+	r, err := timelimiter.Execute(ctx, tl, func(ctx context.Context) (timeLimitedResult[T], error) {
+		var o fallback.Outcome
+		v, err := exec(ctx, layers, i-1, fn, a, &o)
+		return timeLimitedResult[T]{v: v, out: o}, err
+	})
+	if out != nil && r.out.Fallback {
+		*out = r.out
+	}
+	return r.v, err
+}
+
+// pipelineChain returns the *Chain[T] behind a *levee.Pipeline[T], as any. Package levee
+// imports this one, not the reverse, so it installs the function once, from its init.
+var pipelineChain func(p any) any
+
+// SetPipelineChain installs f as the way Of reads a *levee.Pipeline[T]. Only package levee
+// calls it, once, from its init.
+func SetPipelineChain(f func(p any) any) { pipelineChain = f }
+
+// Of returns the chain behind p, which must be a *levee.Pipeline[T]: nil for a nil pipeline,
+// which guards nothing. Callers look it up once per stream, operator or fan-out, not per
+// element.
+func Of[T any](p any) *Chain[T] {
+	c, _ := pipelineChain(p).(*Chain[T])
+	return c
+}

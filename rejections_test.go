@@ -1,0 +1,110 @@
+package levee_test
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/levee-go/levee"
+	"github.com/levee-go/levee/bulkhead"
+	"github.com/levee-go/levee/circuitbreaker"
+	"github.com/levee-go/levee/retry"
+)
+
+// errBadRequest is the caller's fault: the natural Go predicate retries or records everything
+// else, and levee's own rejections must not fall into that "everything else".
+var errBadRequest = errors.New("400 bad request")
+
+func allButBadRequests(err error) bool { return !errors.Is(err, errBadRequest) }
+
+// Retry(CircuitBreaker) with the breaker OPEN and a retry predicate "everything except a bad
+// request": the breaker's rejection is not retried. One attempt reaches the breaker, none the
+// dependency, and no time passes waiting for retries the breaker would refuse anyway.
+func TestRetryPredicateDoesNotRetryAnOpenBreakersRejection(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		cb, err := circuitbreaker.New("payment", circuitbreaker.Config{SlidingWindowSize: 10, MinimumNumberOfCalls: 5})
+		require.NoError(t, err)
+		require.NoError(t, cb.TransitionToOpenState())
+		rt, err := retry.New("payment", retry.Config{
+			MaxAttempts: 3, WaitDuration: 50 * time.Millisecond,
+			RetryOnErrorPredicate: allButBadRequests,
+		})
+		require.NoError(t, err)
+		pay := levee.Compose[string]().WithCircuitBreaker(cb).WithRetry(rt)
+
+		var calls atomic.Int64
+		start := time.Now()
+		_, err = pay.Execute(context.Background(), func(context.Context) (string, error) {
+			calls.Add(1)
+			return "PAID", nil
+		})
+		require.ErrorIs(t, err, circuitbreaker.ErrCallNotPermitted)
+		assert.True(t, levee.IsRejection(err))
+		assert.Equal(t, time.Duration(0), time.Since(start), "no wait for a retry")
+		assert.Equal(t, int64(0), calls.Load())
+		assert.Equal(t, 1, cb.Metrics().NumberOfNotPermittedCalls, "exactly one attempt reached the breaker")
+		assert.Equal(t, retry.Metrics{NumberOfFailedCallsWithoutRetryAttempt: 1, NumberOfTotalCalls: 1}, rt.Metrics())
+	})
+}
+
+// The breaker-in-front-of-a-bulkhead scenario: DefaultPipeline puts the breaker outside a
+// 2-permit bulkhead that does not wait, and the breaker's record predicate is "everything
+// except a bad request". Ten concurrent calls to a healthy dependency: two hold the bulkhead,
+// eight are refused by it, and the breaker, which saw no failure of the dependency, stays
+// CLOSED with nothing failed.
+func TestRecordPredicateDoesNotRecordAFullBulkhead(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		cb, err := circuitbreaker.New("payment", circuitbreaker.Config{
+			SlidingWindowSize: 10, MinimumNumberOfCalls: 5,
+			RecordErrorPredicate: allButBadRequests,
+		})
+		require.NoError(t, err)
+		bh, err := bulkhead.New("payment", bulkhead.Config{MaxConcurrentCalls: 2})
+		require.NoError(t, err)
+		pay := levee.DefaultPipeline[string](levee.Patterns{CircuitBreaker: cb, Bulkhead: bh}, nil)
+
+		release := make(chan struct{}) // the barrier: the two admitted calls wait on it
+		var entered atomic.Int64
+		healthy := func(ctx context.Context) (string, error) {
+			entered.Add(1)
+			<-release
+			return "PAID", nil
+		}
+		errs := make([]error, 10)
+		var wg sync.WaitGroup
+		for i := range errs {
+			wg.Go(func() { _, errs[i] = pay.Execute(context.Background(), healthy) })
+		}
+		synctest.Wait() // every call is either in the dependency or already refused
+		assert.Equal(t, int64(2), entered.Load(), "exactly two calls hold the bulkhead")
+		close(release)
+		wg.Wait()
+
+		ok, full := 0, 0
+		for _, err := range errs {
+			switch {
+			case err == nil:
+				ok++
+			case errors.Is(err, bulkhead.ErrBulkheadFull):
+				full++
+			default:
+				t.Errorf("unexpected error: %v", err)
+			}
+		}
+		assert.Equal(t, 2, ok)
+		assert.Equal(t, 8, full)
+		m := cb.Metrics()
+		assert.Equal(t, circuitbreaker.Closed, cb.State())
+		assert.Equal(t, 0, m.NumberOfFailedCalls)
+		assert.Equal(t, 2, m.NumberOfSuccessfulCalls)
+		assert.Equal(t, 0, m.NumberOfNotPermittedCalls)
+		assert.Equal(t, 2, bh.Metrics().AvailableConcurrentCalls)
+	})
+}
