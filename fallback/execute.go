@@ -44,11 +44,3 @@ func ExecuteOutcome[T any](ctx context.Context, f *Fallback[T], call func(contex
 	v, err := safe.Call(ctx, call)
 	return f.Handle(ctx, v, err)
 }
-
-// Decorate returns call guarded by f: each call of the result is Execute(ctx, f, call). A nil f
-// or call is reported when the result is called, as Execute reports it.
-func Decorate[T any](f *Fallback[T], call func(context.Context) (T, error)) func(context.Context) (T, error) {
-	return func(ctx context.Context) (T, error) {
-		return Execute(ctx, f, call)
-	}
-}
