@@ -40,8 +40,7 @@ var errorType = reflect.TypeFor[error]()
 // OnType); OnType[error] (use OnAny); two handlers for the same sentinel or the same type; two
 // catch-alls; and a sentinel or type handler shadowed by an earlier type handler that matches
 // every error it would (an interface type listed before a type implementing it), which could
-// never be chosen for such a link. Resilience4j finds the duplicate case while resolving the
-// fallback method and throws on every call, healthy ones included; levee refuses it here, once.
+// never be chosen for such a link. It refuses them here, once, rather than on every call.
 //
 // Handlers of other kinds are never in conflict: within one link the one listed first wins,
 // and the catch-all answers only when no link matches, wherever it is listed.
