@@ -151,7 +151,12 @@ func (f *Future[T]) Get(ctx context.Context) (T, error) {
 	case <-f.done:
 		return f.res.Value, f.res.Err
 	case <-ctx.Done():
-		return zero, ctx.Err()
+		select { // a completion that came together with the cancellation wins
+		case <-f.done:
+			return f.res.Value, f.res.Err
+		default:
+			return zero, ctx.Err()
+		}
 	}
 }
 

@@ -93,7 +93,11 @@ func Hedge[T any](ctx context.Context, p *levee.Pipeline[T], call levee.Call[T],
 				continue
 			case a = <-r.results:
 			case <-r.ctx.Done():
-				return r.abandoned()
+				select { // a result that arrived together with the cancellation wins
+				case a = <-r.results:
+				default:
+					return r.abandoned()
+				}
 			}
 		}
 		r.running--
