@@ -56,49 +56,50 @@ func TestResultStoredBeforeCallerCancelsWins(t *testing.T) {
 // before it returns, get either the value with a SUCCESS or context.Canceled with nothing
 // recorded (the window described in Execute), and the counters agree with what the callers got.
 func TestHammerResultBeforeCancellationIsNeverLost(t *testing.T) {
-	tl := newLimiter(t, timelimiter.Config{TimeoutDuration: time.Hour})
-	var evSuccess atomic.Int64
-	tl.Subscribe(func(e timelimiter.Event) {
-		if e.Type == timelimiter.EventSuccess {
-			evSuccess.Add(1)
-		}
-	})
-	var afterOK, windowOK, windowCancelled atomic.Int64
-	var wg sync.WaitGroup
-	for i := range 5000 {
-		wg.Go(func() {
-			ctx, cancel := context.WithCancel(context.Background())
-			defer cancel()
-			if i%2 == 0 {
-				v, err := timelimiter.Execute(ctx, tl, returnThenCancel(i, cancel))
-				if err != nil || v != i {
-					t.Errorf("call %d returned (%d, %v) before its caller cancelled: got (%d, %v)", i, i, nil, v, err)
-					return
-				}
-				afterOK.Add(1)
-				return
-			}
-			v, err := timelimiter.Execute(ctx, tl, func(context.Context) (int, error) {
-				cancel()
-				return i, nil
-			})
-			switch {
-			case err == nil && v == i:
-				windowOK.Add(1)
-			case errors.Is(err, context.Canceled) && v == 0:
-				windowCancelled.Add(1)
-			default:
-				t.Errorf("call %d: got (%d, %v)", i, v, err)
+	synctest.Test(t, func(t *testing.T) {
+		tl := newLimiter(t, timelimiter.Config{TimeoutDuration: time.Hour})
+		var evSuccess atomic.Int64
+		tl.Subscribe(func(e timelimiter.Event) {
+			if e.Type == timelimiter.EventSuccess {
+				evSuccess.Add(1)
 			}
 		})
-	}
-	wg.Wait()
-	assert.Equal(t, int64(2500), afterOK.Load())
-	assert.Equal(t, int64(2500), windowOK.Load()+windowCancelled.Load())
-	ok := afterOK.Load() + windowOK.Load()
-	assert.Equal(t, ok, evSuccess.Load())
-	assert.Eventually(t, func() bool {
-		return tl.Metrics() == timelimiter.Metrics{NumberOfSuccessfulCalls: ok}
-	}, 10*time.Second, time.Millisecond, "every abandoned call has returned: %+v", tl.Metrics())
-	t.Logf("cancelled from inside the call: %d got the value, %d context.Canceled", windowOK.Load(), windowCancelled.Load())
+		var afterOK, windowOK, windowCancelled atomic.Int64
+		var wg sync.WaitGroup
+		for i := range 5000 {
+			wg.Go(func() {
+				ctx, cancel := context.WithCancel(context.Background())
+				defer cancel()
+				if i%2 == 0 {
+					v, err := timelimiter.Execute(ctx, tl, returnThenCancel(i, cancel))
+					if err != nil || v != i {
+						t.Errorf("call %d returned (%d, <nil>) before its caller cancelled: got (%d, %v)", i, i, v, err)
+						return
+					}
+					afterOK.Add(1)
+					return
+				}
+				v, err := timelimiter.Execute(ctx, tl, func(context.Context) (int, error) {
+					cancel()
+					return i, nil
+				})
+				switch {
+				case err == nil && v == i:
+					windowOK.Add(1)
+				case errors.Is(err, context.Canceled) && v == 0:
+					windowCancelled.Add(1)
+				default:
+					t.Errorf("call %d: got (%d, %v)", i, v, err)
+				}
+			})
+		}
+		wg.Wait()
+		synctest.Wait() // every abandoned call has returned
+		assert.Equal(t, int64(2500), afterOK.Load())
+		assert.Equal(t, int64(2500), windowOK.Load()+windowCancelled.Load())
+		ok := afterOK.Load() + windowOK.Load()
+		assert.Equal(t, ok, evSuccess.Load())
+		assert.Equal(t, timelimiter.Metrics{NumberOfSuccessfulCalls: ok}, tl.Metrics())
+		t.Logf("cancelled from inside the call: %d got the value, %d context.Canceled", windowOK.Load(), windowCancelled.Load())
+	})
 }
