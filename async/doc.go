@@ -1,15 +1,16 @@
-// Package async guards asynchronous calls with levee's patterns: futures, fan-out over many
-// calls, hedged requests, and a worker-pool bulkhead (Resilience4j's ThreadPoolBulkhead).
+// Package async runs calls guarded by a levee pipeline on goroutines of their own: one call as
+// a *Future, many calls as a fan-out (All, Map, FirstSuccess), one slow call hedged with extra
+// attempts (Hedge), and tasks on a bounded set of worker goroutines with a queue (WorkerPool, a
+// bulkhead that never blocks the submitter).
 //
 // # Futures
 //
 // Go runs a call guarded by a *levee.Pipeline in a goroutine of its own and returns a *Future
 // at once. The pipeline applies to that one call exactly as it would to a synchronous one: its
 // breaker takes one decision, its bulkhead holds one permit while the call runs, its TimeLimiter
-// cancels the call's context at the deadline (Resilience4j's cancelRunningFuture), its Retry
-// retries the call, and its fallback answers the failure, which the future reports in its
-// Outcome. The future completes exactly once, and only once the guarded execution has returned,
-// so by then every permit is back.
+// cancels the call's context at the deadline, its Retry retries the call, and its fallback
+// answers the failure, which the future reports in its Outcome. The future completes exactly
+// once, and only once the guarded execution has returned, so by then every permit is back.
 //
 //	quote := async.Go(ctx, pricing, func(ctx context.Context) (Price, error) {
 //		return client.Price(ctx, isbn)
@@ -18,9 +19,7 @@
 //	price, err := quote.Get(ctx)
 //
 // GoLazy takes a function that builds the call and runs it inside the guarded execution, so a
-// panic or an error while building the call reaches the fallback, as with Resilience4j's
-// CompletableFuture fallbacks, and unlike its Mono and Flux ones, which a throw before the Mono
-// exists escapes.
+// panic or an error while building the call reaches the fallback.
 //
 // # Fan-out
 //
@@ -38,10 +37,11 @@
 //
 // # Worker pool
 //
-// WorkerPool is Resilience4j's ThreadPoolBulkhead with goroutines for threads: core and maximum
-// workers, a bounded queue, a keep-alive for the workers above the core size, admission as
-// Java's ThreadPoolExecutor, a *WorkerPoolFullError matching bulkhead.ErrBulkheadFull when full,
-// Resilience4j's events and metrics. Submit returns a *Future.
+// A WorkerPool runs the tasks submitted to it on at most MaxThreadPoolSize worker goroutines:
+// core and maximum workers, a bounded queue, a keep-alive for the workers above the core size,
+// admission as Java's ThreadPoolExecutor, and a *WorkerPoolFullError matching
+// bulkhead.ErrBulkheadFull, returned at once, when it is full. Submit returns a *Future; its
+// events and metrics are those of a bulkhead.
 //
 // # Cancellation
 //
@@ -51,14 +51,26 @@
 // returns, unless the pipeline holds a TimeLimiter, whose execution returns at once when its
 // context ends.
 //
-// # How levee differs from Resilience4j, and why
+// # Cost
+//
+// A future needs a goroutine, a context and a place for its result: Go and Get allocate 6
+// objects, Submit and Get 7, and each call of a fan-out 2 more than the fan-out itself, on top
+// of what the pipeline's patterns cost (nothing on their success paths, except a TimeLimiter).
+// Calls waiting for a MaxConcurrency slot or in a WorkerPool queue hold no goroutine.
+//
+// # Differences from Resilience4j
+//
+// Futures stand for Resilience4j's decorated CompletionStage suppliers, and a WorkerPool for
+// its ThreadPoolBulkhead, with goroutines for threads.
 //
 //   - A future completes when its guarded call has returned, not when it is cancelled:
 //     Resilience4j completes a cancelled CompletableFuture at once while the work may still hold
-//     its permits. levee's Done means the work is over.
+//     its permits. Done means the work is over.
 //   - A panic in the call, or in the code that builds it (GoLazy), is an error value
 //     (*levee.PanicError) that the pipeline records and its fallback answers, never a crash of
-//     the program from a goroutine nobody can recover.
+//     the program from a goroutine nobody can recover. An exception thrown while building the
+//     call reaches the fallback as for a CompletableFuture, not as for a Mono or a Flux, which
+//     it escapes.
 //   - A WorkerPool task cancelled while queued leaves the queue at once; Java leaves a cancelled
 //     task in the queue until a worker reaches it.
 //   - WorkerPoolConfig's defaults adapt to each other (see its fields), so a configuration that
@@ -66,11 +78,4 @@
 //   - Hedging, fan-out and first-success are not in Resilience4j, whose futures compose with
 //     CompletableFuture.allOf and anyOf: those neither cancel the losers nor release their
 //     permits.
-//
-// # Cost
-//
-// A future needs a goroutine, a context and a place for its result: Go and Get allocate 6
-// objects, Submit and Get 7, and each call of a fan-out 2 more than the fan-out itself, on top
-// of what the pipeline's patterns cost (nothing on their success paths, except a TimeLimiter).
-// Calls waiting for a MaxConcurrency slot or in a WorkerPool queue hold no goroutine.
 package async

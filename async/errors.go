@@ -38,8 +38,7 @@ type WorkerPoolFullError struct {
 	Name string
 }
 
-// Error returns Resilience4j's message: "async: WorkerPool '<name>' is full and does not
-// permit further calls".
+// Error returns "async: WorkerPool '<name>' is full and does not permit further calls".
 func (e *WorkerPoolFullError) Error() string {
 	return "async: WorkerPool '" + e.Name + "' is full and does not permit further calls"
 }

@@ -12,7 +12,7 @@ import (
 // All runs every call guarded by p, concurrently, and returns their results in input order,
 // once every call it started has returned: by then every permit they took is back. The calls
 // share p's patterns, so one breaker, bulkhead and rate limiter see the whole fan-out. A fan-out
-// wider than p's bulkhead gets the surplus refused at once (MaxWaitDuration 0, Resilience4j's
+// wider than p's bulkhead gets the surplus refused at once (MaxWaitDuration 0, the bulkhead's
 // default): pace it with MaxConcurrency(n) for n at most the bulkhead's limit, or give the
 // bulkhead a MaxWaitDuration.
 //

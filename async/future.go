@@ -45,7 +45,7 @@ type Future[T any] struct {
 //
 // Everything p holds applies to this one call, as it would to p.ExecuteOutcome(ctx, call): a
 // TimeLimiter cancels the call's context at its deadline and completes the future with
-// timelimiter.ErrTimeout (Resilience4j's cancelRunningFuture); a Retry retries the call; a
+// timelimiter.ErrTimeout; a Retry retries the call; a
 // fallback answers its failure, a panic included (as a *levee.PanicError). A nil call completes
 // the future at once with levee.ErrNilCall, running nothing and recording nothing: it is a
 // mistake, not a failure of the dependency.
@@ -69,9 +69,7 @@ func Go[T any](ctx context.Context, p *levee.Pipeline[T], call levee.Call[T]) *F
 // future's goroutine, under every pattern of p, once per attempt (a Retry rebuilds it), and the
 // call it returns runs right after it with the same context. An error returned by build, a nil
 // call, or a panic in build is a failure of that attempt like any other: the breaker records it,
-// the retry may retry it and the fallback answers it. That is how Resilience4j's fallbacks treat
-// a CompletableFuture whose building throws, and not how they treat a Mono or a Flux, which the
-// throw escapes. A nil build completes the future at once with levee.ErrNilCall.
+// the retry may retry it and the fallback answers it. A nil build completes the future at once with levee.ErrNilCall.
 func GoLazy[T any](ctx context.Context, p *levee.Pipeline[T], build func(context.Context) (levee.Call[T], error)) *Future[T] {
 	if build == nil {
 		return failed[T](safe.ErrNilCall)
@@ -154,7 +152,12 @@ func (f *Future[T]) Get(ctx context.Context) (T, error) {
 	case <-f.done:
 		return f.res.Value, f.res.Err
 	case <-ctx.Done():
-		return zero, ctx.Err()
+		select { // a completion that came together with the cancellation wins
+		case <-f.done:
+			return f.res.Value, f.res.Err
+		default:
+			return zero, ctx.Err()
+		}
 	}
 }
 
@@ -191,7 +194,7 @@ func (f *Future[T]) Outcome() fallback.Outcome {
 // returns; a call that honours its context returns promptly with the context's error, which
 // every pattern of the pipeline treats as the caller's own cancellation: the breaker's and the
 // bulkhead's permits are released, nothing is recorded as a failure, and no fallback answers
-// (Resilience4j's cancellation path). A future that has already completed is not affected. A
+// A future that has already completed is not affected. A
 // future of a WorkerPool task still in the queue completes at once with context.Canceled,
 // without running.
 func (f *Future[T]) Cancel() {

@@ -17,8 +17,8 @@ import (
 // cancelled, which releases their permits without recording them against the dependency, and
 // Hedge returns once they have returned. (A rate-limiter reservation of a cancelled loser comes
 // back only while it is the limiter's latest one, see package ratelimiter; otherwise its
-// permission in that future cycle goes unused, so no cycle ever admits more than its limit.) Hedging is not in Resilience4j; the rules follow
-// Polly's and failsafe-go's hedging:
+// permission in that future cycle goes unused, so no cycle ever admits more than its limit.)
+// The rules follow Polly's and failsafe-go's hedging:
 //
 //   - Each attempt is one full execution of p: it takes its own breaker decision, bulkhead
 //     permit and rate-limiter permission, so hedges count against them and a saturated
@@ -94,7 +94,11 @@ func Hedge[T any](ctx context.Context, p *levee.Pipeline[T], call levee.Call[T],
 				continue
 			case a = <-r.results:
 			case <-r.ctx.Done():
-				return r.abandoned()
+				select { // a result that arrived together with the cancellation wins
+				case a = <-r.results:
+				default:
+					return r.abandoned()
+				}
 			}
 		}
 		r.running--

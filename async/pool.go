@@ -17,7 +17,7 @@ import (
 // type. Create it with NewWorkerPool and end it with Close or Shutdown; the zero value is not
 // usable.
 //
-// Admission follows Java's ThreadPoolExecutor, as Resilience4j's does. A submitted task
+// Admission follows Java's ThreadPoolExecutor. A submitted task
 //
 //  1. starts a new worker if fewer than CoreThreadPoolSize are running (even if some are idle);
 //  2. else goes to an idle worker, or waits in the queue if it has room;

@@ -6,7 +6,7 @@ import (
 	"time"
 )
 
-// Default values of WorkerPoolConfig, as Resilience4j's ThreadPoolBulkheadConfig.
+// Default values of WorkerPoolConfig.
 const (
 	// DefaultQueueCapacity is the queue's capacity when QueueCapacity is 0.
 	DefaultQueueCapacity = 100
@@ -16,32 +16,31 @@ const (
 )
 
 // NoQueue, as QueueCapacity, gives the pool no queue: a task is handed to an idle worker or to
-// a new one (up to MaxThreadPoolSize), or refused. It is Resilience4j's queueCapacity = 0, a
-// hand-off queue; levee needs a name for it since 0 means the default.
+// a new one (up to MaxThreadPoolSize), or refused: a hand-off queue, Resilience4j's
+// queueCapacity = 0, which needs a name of its own since 0 means the default.
 const NoQueue = -1
 
 // NoKeepAlive, as KeepAliveDuration, makes a worker above CoreThreadPoolSize exit as soon as it
-// finds no task waiting: Resilience4j's keepAliveDuration = 0.
+// finds no task waiting: keepAliveDuration = 0 in a ThreadPoolBulkheadConfig.
 const NoKeepAlive time.Duration = -1
 
-// WorkerPoolConfig configures a WorkerPool. The zero value of each field means Resilience4j's
-// default; DefaultWorkerPoolConfig returns them filled in. A worker is a goroutine; the fields
-// keep Resilience4j's thread names so that a ThreadPoolBulkhead configuration ports one to one.
+// WorkerPoolConfig configures a WorkerPool, as Resilience4j's ThreadPoolBulkheadConfig. The
+// zero value of each field means its default; DefaultWorkerPoolConfig returns them filled in.
+// A worker is a goroutine; the fields keep the thread names so that a configuration ports one
+// to one.
 type WorkerPoolConfig struct {
 	// CoreThreadPoolSize is the number of workers the pool keeps even when idle, in
-	// [1, MaxThreadPoolSize]. 0 means Resilience4j's default, max(NumCPU-1, 1), lowered to
+	// [1, MaxThreadPoolSize]. 0 means the default, max(NumCPU-1, 1), lowered to
 	// MaxThreadPoolSize when that is set and smaller.
 	CoreThreadPoolSize int
 
 	// MaxThreadPoolSize is the most workers the pool runs, at least 1 and at least
-	// CoreThreadPoolSize. 0 means Resilience4j's default, NumCPU, raised to CoreThreadPoolSize
-	// when that is larger. (Resilience4j refuses a core size above the CPU count unless the
-	// maximum is raised too; levee adapts the default instead, so that a configuration valid on
-	// one machine is valid on every machine.)
+	// CoreThreadPoolSize. 0 means the default, NumCPU, raised to CoreThreadPoolSize when that
+	// is larger, so that a configuration valid on one machine is valid on every machine.
 	MaxThreadPoolSize int
 
 	// QueueCapacity is how many tasks may wait for a worker, at least 0. 0 means the default,
-	// 100; NoQueue means no queue at all (Resilience4j's 0).
+	// 100; NoQueue means no queue at all.
 	QueueCapacity int
 
 	// KeepAliveDuration is how long a worker above CoreThreadPoolSize stays idle before it

@@ -7,15 +7,14 @@ import (
 )
 
 // WorkerPoolEvent is what a worker pool publishes to its subscribers: the pool's name, the
-// type and the time the event was created. It is the semaphore bulkhead's event, as
-// Resilience4j's ThreadPoolBulkhead publishes the same BulkheadEvent types as its Bulkhead;
-// only their timing differs (see the constants below).
+// type and the time the event was created. It is the semaphore bulkhead's event; only the
+// timing of its types differs (see the constants below).
 type WorkerPoolEvent = bulkhead.Event
 
 // WorkerPoolEventType is the kind of a worker pool event, bulkhead.EventType.
 type WorkerPoolEventType = bulkhead.EventType
 
-// The event types with the worker pool's timing, Resilience4j's ThreadPoolBulkhead's.
+// The event types with the worker pool's timing.
 const (
 	// EventCallPermitted: a task started running on a worker (not when it was accepted: a
 	// queued task is permitted when it leaves the queue).

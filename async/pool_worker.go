@@ -146,8 +146,8 @@ func (p *WorkerPool) removeIdleLocked(w *worker) bool {
 // Shutdown stops the pool gracefully: Submit refuses new tasks with ErrPoolClosed from now on,
 // the tasks already queued still run, and idle workers exit. It returns nil once every worker
 // has exited, or ctx's error if ctx ends first; the pool then goes on winding down, and Close
-// can hurry it. A nil ctx means context.Background(). As Resilience4j's close, which shuts its
-// executor down and awaits termination.
+// can hurry it. A nil ctx means context.Background(). As Resilience4j's ThreadPoolBulkhead.close,
+// which shuts its executor down and awaits termination.
 func (p *WorkerPool) Shutdown(ctx context.Context) error {
 	if ctx == nil {
 		ctx = context.Background()

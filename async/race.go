@@ -79,14 +79,27 @@ func cause[T any](a attemptResult[T]) error {
 func rejected[T any](a attemptResult[T]) bool { return reject.Is(cause(a)) }
 
 // receive waits for the next attempt to finish. ok is false when the caller's context ended
-// first.
+// first: an attempt that had already reported is received even if the context has ended
+// since, so that a success is never dropped for a cancellation that came after it.
 func (r *race[T]) receive() (a attemptResult[T], ok bool) {
 	select {
 	case a = <-r.results:
 		r.running--
 		return a, true
+	default:
+	}
+	select {
+	case a = <-r.results:
+		r.running--
+		return a, true
 	case <-r.ctx.Done():
-		return a, false
+		select { // a result that arrived together with the cancellation
+		case a = <-r.results:
+			r.running--
+			return a, true
+		default:
+			return a, false
+		}
 	}
 }
 

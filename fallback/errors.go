@@ -13,8 +13,7 @@ var ErrNilFallback = errors.New("fallback: nil *Fallback")
 // Error is returned when a handler was chosen but could not answer: it returned an error, it
 // panicked (Err is then a *levee.PanicError), or choosing it panicked (an Is or As method of a
 // link, or an OnResult predicate). Its chain holds both Err and Cause, so errors.Is and
-// errors.As find the handler's error and the original one: where Resilience4j lets the
-// fallback's exception replace the original, levee keeps both.
+// errors.As find the handler's error and the original one.
 type Error struct {
 	Name  string // the Fallback's name
 	Cause error  // the error the handler was asked to answer; nil when it was replacing a result

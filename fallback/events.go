@@ -14,8 +14,7 @@ const (
 	EventUnhandled
 )
 
-// String returns "ANSWERED", "FAILED" or "UNHANDLED", in the style of Resilience4j's event
-// type names.
+// String returns "ANSWERED", "FAILED" or "UNHANDLED".
 func (t EventType) String() string {
 	switch t {
 	case EventAnswered:
@@ -28,8 +27,8 @@ func (t EventType) String() string {
 	return "UNKNOWN"
 }
 
-// Event reports one use of a Fallback. Resilience4j's fallbacks publish nothing; levee does,
-// because a fallback hides a failure from the caller and must leave a trace elsewhere.
+// Event reports one use of a Fallback: a fallback hides a failure from the caller, so it
+// leaves a trace here.
 type Event struct {
 	Name     string        // the Fallback's name
 	Type     EventType     // what happened

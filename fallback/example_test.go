@@ -93,7 +93,7 @@ func ExampleNew_ambiguous() {
 	)
 	fmt.Println(err)
 	// Output:
-	// fallback "pricing": handlers 0 and 2 both handle type *fallback_test.GatewayError
+	// fallback: handlers 0 and 2 both handle type *fallback_test.GatewayError
 }
 
 // An error returned by a handler keeps the original in its chain.

@@ -6,7 +6,9 @@ import (
 	"github.com/levee-go/levee/internal/safe"
 )
 
-// Outcome tells how a call guarded by a Fallback was answered.
+// Outcome tells how a guarded call was answered: live, or by a fallback. It is what
+// ExecuteOutcome returns, and what levee's Pipeline.ExecuteOutcome reports for a whole
+// composition.
 type Outcome struct {
 	// Fallback is true when a handler produced the value returned instead of the call: a
 	// fallback answer, not a live one. It is false for a live answer, an unhandled error and a
@@ -18,7 +20,7 @@ type Outcome struct {
 }
 
 // Execute runs call with ctx and answers its failure with f, as Resilience4j's
-// Decorators.withFallback: it is ExecuteOutcome without the Outcome.
+// Decorators.withFallback. It is ExecuteOutcome without the Outcome.
 func Execute[T any](ctx context.Context, f *Fallback[T], call func(context.Context) (T, error)) (T, error) {
 	v, _, err := ExecuteOutcome(ctx, f, call)
 	return v, err
@@ -43,12 +45,4 @@ func ExecuteOutcome[T any](ctx context.Context, f *Fallback[T], call func(contex
 	ctx = safe.Ctx(ctx)
 	v, err := safe.Call(ctx, call)
 	return f.Handle(ctx, v, err)
-}
-
-// Decorate returns call guarded by f: each call of the result is Execute(ctx, f, call). A nil f
-// or call is reported when the result is called, as Execute reports it.
-func Decorate[T any](f *Fallback[T], call func(context.Context) (T, error)) func(context.Context) (T, error) {
-	return func(ctx context.Context) (T, error) {
-		return Execute(ctx, f, call)
-	}
 }

@@ -53,7 +53,7 @@ func TestExecuteNilCallIsRefusedNotAnswered(t *testing.T) {
 	assert.Equal(t, 0, called)
 	assert.Equal(t, fallback.Metrics{}, f.Metrics())
 
-	_, err = fallback.Decorate(f, nil)(context.Background())
+	_, err = fallback.Execute(context.Background(), f, nil)
 	assert.ErrorIs(t, err, safe.ErrNilCall)
 }
 
@@ -67,8 +67,6 @@ func TestNilFallbackNeverPanics(t *testing.T) {
 	_, out, err := fallback.ExecuteOutcome(context.Background(), f, call)
 	assert.ErrorIs(t, err, fallback.ErrNilFallback)
 	assert.Equal(t, fallback.Outcome{}, out)
-	_, err = fallback.Decorate(f, call)(context.Background())
-	assert.ErrorIs(t, err, fallback.ErrNilFallback)
 	assert.False(t, ran, "the call must not run without its fallback")
 
 	_, ok, err := f.Recover(context.Background(), errBoom)
@@ -83,20 +81,20 @@ func TestNilFallbackNeverPanics(t *testing.T) {
 	f.Subscribe(func(fallback.Event) {})()
 }
 
-func TestDecorate(t *testing.T) {
+func TestExecuteAnswersOnlyFailures(t *testing.T) {
 	f := labelled(t, fallback.OnError(errBoom, answer("fb")))
 	calls := 0
-	guarded := fallback.Decorate(f, func(context.Context) (string, error) {
+	call := func(context.Context) (string, error) {
 		calls++
 		if calls == 1 {
 			return "live", nil
 		}
 		return "", errBoom
-	})
-	v, err := guarded(context.Background())
+	}
+	v, err := fallback.Execute(context.Background(), f, call)
 	require.NoError(t, err)
 	assert.Equal(t, "live", v)
-	v, err = guarded(context.Background())
+	v, err = fallback.Execute(context.Background(), f, call)
 	require.NoError(t, err)
 	assert.Equal(t, "fb", v)
 	assert.Equal(t, 2, calls)

@@ -2,6 +2,7 @@ package fallback
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"reflect"
 	"sync/atomic"
@@ -39,14 +40,13 @@ var errorType = reflect.TypeFor[error]()
 // OnType); OnType[error] (use OnAny); two handlers for the same sentinel or the same type; two
 // catch-alls; and a sentinel or type handler shadowed by an earlier type handler that matches
 // every error it would (an interface type listed before a type implementing it), which could
-// never be chosen for such a link. Resilience4j finds the duplicate case while resolving the
-// fallback method and throws on every call, healthy ones included; levee refuses it here, once.
+// never be chosen for such a link. It refuses them here, once, rather than on every call.
 //
 // Handlers of other kinds are never in conflict: within one link the one listed first wins,
 // and the catch-all answers only when no link matches, wherever it is listed.
 func New[T any](name string, handlers ...Handler[T]) (*Fallback[T], error) {
 	if len(handlers) == 0 {
-		return nil, fmt.Errorf("fallback %q: no handlers; give at least one of OnError, OnType, OnAny or OnResult", name)
+		return nil, errors.New("fallback: no handlers; give at least one of OnError, OnType, OnAny or OnResult")
 	}
 	f := &Fallback[T]{name: name}
 	var pos []int  // pos[j] is the index in handlers of f.onErr[j]
@@ -54,13 +54,13 @@ func New[T any](name string, handlers ...Handler[T]) (*Fallback[T], error) {
 	for i, hd := range handlers {
 		h := hd.h
 		if err := check(h, i); err != nil {
-			return nil, fmt.Errorf("fallback %q: %w", name, err)
+			return nil, fmt.Errorf("fallback: %w", err)
 		}
 		switch h.kind {
 		case kindSentinel, kindType:
 			for j := range f.onErr {
 				if err := conflict(&f.onErr[j], pos[j], h, i); err != nil {
-					return nil, fmt.Errorf("fallback %q: %w", name, err)
+					return nil, fmt.Errorf("fallback: %w", err)
 				}
 			}
 			f.onErr = append(f.onErr, *h)
@@ -70,7 +70,7 @@ func New[T any](name string, handlers ...Handler[T]) (*Fallback[T], error) {
 			}
 		case kindAny:
 			if catchAll >= 0 {
-				return nil, fmt.Errorf("fallback %q: handlers %d and %d are both catch-alls (OnAny)", name, catchAll, i)
+				return nil, fmt.Errorf("fallback: handlers %d and %d are both catch-alls (OnAny)", catchAll, i)
 			}
 			c := *h
 			f.catchAll, catchAll = &c, i

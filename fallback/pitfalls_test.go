@@ -23,7 +23,7 @@ import (
 func TestPitfallTwoHandlersForOneTypeRefusedAtBuildNotPerCall(t *testing.T) {
 	h := func(context.Context, *GatewayError) (Money, error) { return Money{Stale: true}, nil }
 	f, err := fallback.New("pricing", fallback.OnType(h), fallback.OnType(h))
-	require.EqualError(t, err, `fallback "pricing": handlers 0 and 1 both handle type *fallback_test.GatewayError`)
+	require.EqualError(t, err, `fallback: handlers 0 and 1 both handle type *fallback_test.GatewayError`)
 	assert.Nil(t, f)
 
 	ok, err := fallback.New("pricing", fallback.OnType(h))
@@ -42,9 +42,9 @@ func TestPitfallTwoHandlersForOneTypeRefusedAtBuildNotPerCall(t *testing.T) {
 // by New with an error, not a log line.
 func TestPitfallAlmostRightFallbackIsRefusedNotIgnored(t *testing.T) {
 	_, err := fallback.New("pricing", fallback.OnError(errmatch.Type[*GatewayError](), fallback.Value(Money{})))
-	require.EqualError(t, err, `fallback "pricing": handler 0 has levee.ErrorType[*fallback_test.GatewayError]() as OnError target; use OnType[*fallback_test.GatewayError]`)
+	require.EqualError(t, err, `fallback: handler 0 has levee.ErrorType[*fallback_test.GatewayError]() as OnError target; use OnType[*fallback_test.GatewayError]`)
 	_, err = fallback.New("pricing", fallback.OnType[*GatewayError, Money](nil))
-	require.EqualError(t, err, `fallback "pricing": handler 0 (type *fallback_test.GatewayError) has a nil handler function`)
+	require.EqualError(t, err, `fallback: handler 0 (type *fallback_test.GatewayError) has a nil handler function`)
 }
 
 // Resilience4j: an exception thrown by the fallback replaces the original, which is lost.

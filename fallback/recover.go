@@ -36,8 +36,8 @@ func (f *Fallback[T]) Recover(ctx context.Context, err error) (v T, answered boo
 // should get: for an error, what Recover gives, with Outcome{Fallback: true, Cause: err} when a
 // handler answered; for a result, v itself unless an OnResult handler's predicate reports true,
 // in which case that handler's answer and Outcome{Fallback: true} (Cause nil), or an *Error when
-// it fails. It is Resilience4j's withFallback(BiFunction) shape: ExecuteOutcome is the call
-// run through safe.Call followed by Handle. A nil ctx is treated as context.Background(); a
+// it fails. It is the shape of Resilience4j's withFallback(BiFunction): ExecuteOutcome is the
+// call run through safe.Call followed by Handle. A nil ctx is treated as context.Background(); a
 // successful result allocates nothing. On a nil *Fallback, Handle returns ErrNilFallback (joined
 // with err when there is one), even for a successful call: a missing fallback is a mistake.
 func (f *Fallback[T]) Handle(ctx context.Context, v T, err error) (T, Outcome, error) {

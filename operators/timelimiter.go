@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/levee-go/levee/internal/safe"
 	"github.com/levee-go/levee/timelimiter"
 	"github.com/reactivex/rxgo/v2"
 )
@@ -27,7 +28,11 @@ import (
 //
 // One outcome is recorded per subscription, with its whole duration: SUCCESS when the
 // upstream completes, ERROR when it emits an error item (forwarded, and the upstream
-// cancelled), TIMEOUT at a limit; nothing when the consumer cancels. Resilience4j's Flux
+// cancelled), TIMEOUT at a limit; nothing when the consumer cancels. An error item the
+// upstream sent before the consumer cancelled is still an ERROR, unless it is that
+// cancellation. An end of the upstream seen only after the consumer cancelled is not a
+// SUCCESS: rxgo ends a subscription whose context is done the way it ends one that completed,
+// so the two cannot be told apart. Resilience4j's Flux
 // operator also publishes a SUCCESS per item. TimeLimiter returns an error for bounds outside
 // the three above; a nil tl fails every subscription with timelimiter.ErrNilTimeLimiter.
 func TimeLimiter(tl *timelimiter.TimeLimiter, bounds TimeBound) (Operator, error) {
@@ -87,15 +92,21 @@ func limitSubscription(ctx context.Context, tl *timelimiter.TimeLimiter, bounds 
 		case expired:
 			expire()
 			return
+		case ok && it.E != nil:
+			// An error the upstream emitted counts even if the consumer has left since,
+			// unless it is that departure.
+			u.close()
+			if !safe.CallerCancelled(ctx, it.E) {
+				tl.OnError(time.Since(start), it.E)
+			}
+			fail(ctx, next, it.E)
+			return
 		case !ok || ctx.Err() != nil:
-			if ctx.Err() == nil {
+			// The end of the upstream counts only while the consumer is there: rxgo ends a
+			// subscription whose context is done just as one that completed.
+			if !ok && ctx.Err() == nil {
 				tl.OnSuccess(time.Since(start))
 			}
-			return
-		case it.E != nil:
-			u.close()
-			tl.OnError(time.Since(start), it.E)
-			fail(ctx, next, it.E)
 			return
 		}
 		if idle != nil {
@@ -133,7 +144,15 @@ func (u *upstream) receiveBefore(done <-chan struct{}, idle, whole <-chan time.T
 		case <-whole:
 			return it, false, true
 		case <-done:
-			return it, false, false
+			// The consumer left; an item the upstream has already sent still counts.
+			select {
+			case it, ok = <-u.ch:
+				if !ok {
+					return it, false, false
+				}
+			default:
+				return it, false, false
+			}
 		}
 	}
 	if ok {

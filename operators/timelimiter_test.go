@@ -178,3 +178,44 @@ func TestTimeLimiterRefusesUnknownBounds(t *testing.T) {
 	require.Len(t, items, 1)
 	assert.ErrorIs(t, items[0].E, timelimiter.ErrNilTimeLimiter)
 }
+
+// An error the upstream emitted before its consumer cancelled is recorded as ERROR, however
+// soon after it the consumer left; an error that is the consumer's own cancellation is not.
+func TestTimeLimiterRecordsAnErrorEmittedBeforeTheConsumerCancelled(t *testing.T) {
+	for _, tc := range []struct {
+		name        string
+		cancelFirst bool // the consumer cancels, then the upstream emits context.Canceled
+		want        timelimiter.Metrics
+	}{
+		{"error then cancel", false, timelimiter.Metrics{NumberOfFailedCalls: 200}},
+		{"cancel then its error", true, timelimiter.Metrics{}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				tl := newTimeLimiter(t, time.Second)
+				for range 200 {
+					ctx, cancel := context.WithCancel(context.Background())
+					up := rxgo.Defer([]rxgo.Producer{func(_ context.Context, next chan<- rxgo.Item) {
+						if tc.cancelFirst {
+							cancel()
+							select { // the operator may have left already
+							case next <- rxgo.Error(context.Canceled):
+							case <-time.After(time.Second):
+							}
+							return
+						}
+						next <- rxgo.Error(errBoom)
+						cancel()
+					}})
+					for range limit(t, tl, 0)(up).Observe(rxgo.WithContext(ctx)) {
+					}
+					synctest.Wait()
+					require.Equal(t, context.Canceled, ctx.Err(), "the consumer cancelled")
+				}
+				time.Sleep(time.Second) // producers whose item nobody took give up
+				synctest.Wait()
+				assert.Equal(t, tc.want, tl.Metrics())
+			})
+		})
+	}
+}

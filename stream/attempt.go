@@ -73,14 +73,17 @@ func (s *subscription[T]) attempt(n int) attemptResult {
 	produced := a.close()
 	end := time.Now()
 
+	// The cause of the attempt's context says what ended it first: a limit, retry, the
+	// consumer, or src returning (close's errEmitAfterReturn). What src returned before the
+	// consumer left is recorded, however soon after it the consumer left.
 	var res attemptResult
 	switch cause := context.Cause(a.ctx); {
 	case a.timeoutErr != nil && cause == a.timeoutErr:
 		res = attemptResult{kind: failed, err: a.timeoutErr}
 	case cause == errRestart:
 		res = attemptResult{kind: restart, wait: a.restartWait}
-	case s.ctx.Err() != nil:
-		res = attemptResult{kind: cancelled} // the consumer left: what src returned is moot
+	case cause != errEmitAfterReturn:
+		res = attemptResult{kind: cancelled} // the consumer left first: what src returned is moot
 	case a.err == nil:
 		res = attemptResult{kind: completed}
 	default:

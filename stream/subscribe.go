@@ -86,7 +86,7 @@ func WithFallbackSource[T any](fn func(ctx context.Context, cause error, emit fu
 //   - CircuitBreaker: permission is asked when the attempt starts; a refusal fails it without
 //     calling src. The attempt is recorded, with its whole duration, as a success when src
 //     returns nil and as a failure (classified by OnError) when it fails. When the consumer
-//     cancels, the permission is released unrecorded if src had emitted nothing, and the
+//     cancels before src returns, the permission is released unrecorded if src had emitted nothing, and the
 //     attempt counts as a success if it had emitted an element (Resilience4j's Flux
 //     operator). Elements are not offered to RecordResultPredicate.
 //   - RateLimiter: one permission per attempt, waited for as AcquirePermission allows; a
@@ -186,6 +186,11 @@ func (s *subscription[T]) run() {
 			}
 			continue
 		case failed:
+			if s.ctx.Err() != nil {
+				// The consumer left after the attempt failed: the patterns inside have
+				// recorded the failure; there is nobody to retry or answer for.
+				return
+			}
 			wait, again := s.rc.OnError(res.err)
 			if again {
 				if !s.sleep(wait) {

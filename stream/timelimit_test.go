@@ -237,3 +237,77 @@ func TestSubscribeTimeLimiterSurvivesASourceErrorWhoseIsPanics(t *testing.T) {
 		assert.Equal(t, int64(0), m.NumberOfTimedOutCalls)
 	})
 }
+
+// A source that returned before its consumer cancelled is recorded as it returned: a success
+// (nil) or a failure (an error), by the time limiter and the breaker alike, never dropped as a
+// cancellation. The consumer cancels as soon as the source's context ends, which is once the
+// source has returned.
+func TestSubscribeSourceThatReturnedBeforeTheConsumerCancelledIsRecorded(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		err    error
+		tl     timelimiter.Metrics
+		ok, ko int
+	}{
+		{"nil", nil, timelimiter.Metrics{NumberOfSuccessfulCalls: 200}, 200, 0},
+		{"an error", errBoom, timelimiter.Metrics{NumberOfFailedCalls: 200}, 0, 200},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				tl := newTimeLimiter(t, timelimiterConfig(time.Second))
+				cb := newBreaker(t, breakerConfig())
+				for range 200 {
+					ctx, cancel := context.WithCancel(context.Background())
+					items, err := stream.Subscribe(ctx, levee.Patterns{CircuitBreaker: cb, TimeLimiter: tl},
+						stream.Source[int](func(srcCtx context.Context, _ func(int) error) error {
+							context.AfterFunc(srcCtx, cancel)
+							return tc.err
+						}))
+					require.NoError(t, err)
+					for range items {
+					}
+					synctest.Wait()
+					require.Equal(t, context.Canceled, ctx.Err(), "the consumer cancelled")
+				}
+				assert.Equal(t, tc.tl, tl.Metrics())
+				m := cb.Metrics()
+				assert.Equal(t, tc.ok, m.NumberOfSuccessfulCalls)
+				assert.Equal(t, tc.ko, m.NumberOfFailedCalls)
+			})
+		})
+	}
+}
+
+// A consumer that leaves once the failure of an attempt is recorded, before the retry has
+// decided, gets neither a retry nor the fallback source: nobody is waiting for them.
+func TestSubscribeConsumerGoneAfterAFailureStopsRetryAndFallback(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		cb := newBreaker(t, breakerConfig())
+		rt := newRetry(t, retry.Config{MaxAttempts: 3})
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		cb.Subscribe(func(e circuitbreaker.Event) {
+			if e.Type == circuitbreaker.EventError {
+				cancel() // synchronously, while the failure is recorded
+			}
+		})
+		var retries, fallbacks, calls atomic.Int64
+		rt.Subscribe(func(retry.Event) { retries.Add(1) })
+		items, err := stream.Subscribe(ctx, levee.Patterns{Retry: rt, CircuitBreaker: cb},
+			stream.Source[int](func(context.Context, func(int) error) error {
+				calls.Add(1)
+				return errBoom
+			}),
+			stream.WithFallbackSource(func(context.Context, error, func(int) error) error {
+				fallbacks.Add(1)
+				return nil
+			}))
+		require.NoError(t, err)
+		assert.Empty(t, drain(items))
+		synctest.Wait()
+		assert.Equal(t, int64(1), calls.Load())
+		assert.Equal(t, 1, cb.Metrics().NumberOfFailedCalls)
+		assert.Zero(t, retries.Load(), "no retry event")
+		assert.Zero(t, fallbacks.Load(), "no fallback")
+	})
+}

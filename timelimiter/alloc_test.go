@@ -2,7 +2,11 @@ package timelimiter_test
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"testing"
+	"testing/synctest"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 
@@ -33,5 +37,39 @@ func TestExecuteAllocationBudget(t *testing.T) {
 		cancel()
 		t.Logf("%s parent: %.0f allocs per execution", parent.name, allocs)
 		assert.LessOrEqual(t, allocs, float64(maxAllocsPerExecute), parent.name)
+	}
+}
+
+// A timeout costs what a call that returns in time costs plus its *TimeoutError, which carries
+// the limiter's name. With DisableCancelRunningFuture the attempt's context.WithCancel and a
+// timer of the caller's own cost one allocation more than context.WithTimeout.
+func TestTimeoutAllocationBudget(t *testing.T) {
+	for _, tc := range []struct {
+		disable bool
+		budget  float64
+	}{
+		{false, maxAllocsPerExecute + 1},
+		{true, maxAllocsPerExecute + 2},
+	} {
+		disable := tc.disable
+		t.Run(fmt.Sprintf("DisableCancelRunningFuture=%v", disable), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				tl := newLimiter(t, timelimiter.Config{TimeoutDuration: time.Second, DisableCancelRunningFuture: disable})
+				// The abandoned call ends before the next one is abandoned, so that its
+				// goroutine is reused rather than a new one allocated.
+				release := make(chan struct{}, 1)
+				call := func(context.Context) (int, error) { <-release; return 1, nil }
+				ctx := context.Background()
+				allocs := testing.AllocsPerRun(100, func() {
+					if _, err := timelimiter.Execute(ctx, tl, call); !errors.Is(err, timelimiter.ErrTimeout) {
+						t.Fatal("unexpected result")
+					}
+					release <- struct{}{}
+					synctest.Wait()
+				})
+				t.Logf("%.0f allocs per timeout", allocs)
+				assert.LessOrEqual(t, allocs, tc.budget)
+			})
+		})
 	}
 }

@@ -1,20 +1,22 @@
-// Package timelimiter bounds how long a caller waits for one call, as Resilience4j's
-// TimeLimiter: after TimeoutDuration the caller gets a *TimeoutError and goes on, even when the
-// call ignores its context.
+// Package timelimiter bounds how long a caller waits for one call: after TimeoutDuration the
+// caller gets a *TimeoutError and goes on, even when the call ignores its context.
 //
-// Each execution is one attempt with its own deadline: Execute runs the call in a goroutine of
-// its own with a context derived from the caller's by context.WithTimeout, and waits for
-// whichever comes first:
+// Execute runs the call in a goroutine of its own with a context derived from the caller's by
+// context.WithTimeout, and returns whichever comes first:
 //
-//   - the call returns: its value and error come back unchanged (a SUCCESS or ERROR event);
-//   - the deadline passes: the caller gets a *TimeoutError at once (a TIMEOUT event), which
-//     matches ErrTimeout and context.DeadlineExceeded with errors.Is, and the attempt's
-//     context is cancelled so that a call that honours it stops;
-//   - the caller's own context ends: the caller gets an error matching ctx.Err() at once. That
-//     is the caller's decision, not a timeout: no event, nothing counted.
+//   - the call returns: its value and error, unchanged (a SUCCESS or ERROR event);
+//   - the deadline passes: a *TimeoutError at once (a TIMEOUT event), which matches
+//     ErrTimeout and context.DeadlineExceeded with errors.Is; the call's context is cancelled
+//     so that a call that honours it stops;
+//   - the caller's own context ends: an error matching ctx.Err() at once. That is the
+//     caller's decision, not a timeout: no event, nothing counted.
 //
-// Execute keeps no state between calls, so inside a retry every attempt gets a fresh deadline
-// and a timeout is an ordinary failure of that attempt.
+// A result the call has already produced wins over the deadline and over the caller's
+// cancellation; Execute's documentation says exactly when a result counts as produced.
+//
+// A TimeLimiter keeps no state between calls, so inside a retry every attempt gets a fresh
+// deadline and a timeout is an ordinary failure of that attempt. One TimeLimiter serves calls
+// of any result type; it is safe for concurrent use.
 //
 //	tl, err := timelimiter.New("inventory", timelimiter.Config{TimeoutDuration: 200 * time.Millisecond})
 //	...
@@ -29,24 +31,25 @@
 // dependency that leaks goroutines this way shows up in the metrics. A panic in such a goroutine
 // is recovered and becomes a *levee.PanicError, never a crash of the process.
 //
-// # How levee differs from Resilience4j, and why
-//
-//   - Resilience4j cancels the running future with an interrupt when cancelRunningFuture is
-//     true, and its CompletionStage variant never cancels the work at all. levee always
-//     cancels the attempt's context at the deadline, unless DisableCancelRunningFuture is set;
-//     then the attempt's context is cancelled only when the call returns, so that a call
-//     allowed to outlive its deadline still has its resources released.
-//   - The attempt's context and its timer are released as soon as the call returns, not only
-//     on timeout.
-//   - A call that returns at its deadline an error matching context.DeadlineExceeded was
-//     stopped by the attempt's deadline: it is reported as a timeout (the *TimeoutError keeps
-//     the call's error in its chain), so the outcome does not depend on which goroutine the
-//     scheduler ran first.
-//   - The caller's own cancellation is neither a timeout nor an error of the call.
-//
 // # Cost
 //
 // A time limiter cannot avoid allocating: each execution needs a goroutine, a context with a
-// timer and a small record shared by the caller and the goroutine: 7 allocations, 5 of them
-// context.WithTimeout's.
+// timer and a small record shared by the caller and the goroutine, 7 allocations, 5 of them
+// context.WithTimeout's. A timeout adds its *TimeoutError.
+//
+// # Differences from Resilience4j
+//
+//   - The running call is stopped by cancelling its context, Go's interrupt, at the deadline
+//     unless DisableCancelRunningFuture is set (cancelRunningFuture = false); then the context
+//     is cancelled only when the call returns, so that its resources are still released.
+//     Resilience4j's CompletionStage variant never cancels the work at all.
+//   - The attempt's context and its timer are released as soon as the call returns, not only
+//     on timeout.
+//   - A call that returns at its deadline an error matching context.DeadlineExceeded was
+//     stopped by that deadline: it is reported as a timeout (the *TimeoutError keeps the
+//     call's error in its chain), so the outcome does not depend on which goroutine the
+//     scheduler ran first.
+//   - The caller's own cancellation is neither a timeout nor an error of the call, and nothing
+//     records it.
+//   - TimeoutDuration has nanosecond resolution.
 package timelimiter

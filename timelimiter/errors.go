@@ -11,8 +11,8 @@ import (
 // already checks for deadlines treats a timeout as one.
 var ErrTimeout error = &timeoutSentinel{}
 
-// ErrNilTimeLimiter is returned by Execute and by the function Decorate builds when the time
-// limiter is nil. The methods of a nil *TimeLimiter do nothing and return zero values.
+// ErrNilTimeLimiter is returned by Execute when the time limiter is nil. The methods of a nil
+// *TimeLimiter do nothing and return zero values.
 var ErrNilTimeLimiter = errors.New("timelimiter: nil *TimeLimiter")
 
 // TimeoutError is the error Execute returns when the call did not return within the timeout.
@@ -29,8 +29,7 @@ type TimeoutError struct {
 	Err error
 }
 
-// Error returns Resilience4j's message: "timelimiter: TimeLimiter '<name>' recorded a timeout
-// exception".
+// Error returns "timelimiter: TimeLimiter '<name>' recorded a timeout exception".
 func (e *TimeoutError) Error() string {
 	return "timelimiter: TimeLimiter '" + e.Name + "' recorded a timeout exception"
 }

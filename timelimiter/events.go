@@ -10,7 +10,7 @@ import (
 // EventType is the kind of a time limiter event, as Resilience4j's TimeLimiterEvent.Type.
 type EventType int
 
-// The event types, in Resilience4j's names.
+// The event types.
 const (
 	// EventSuccess: the call returned in time without an error.
 	EventSuccess EventType = iota + 1
@@ -20,7 +20,7 @@ const (
 	EventTimeout
 )
 
-// String returns Resilience4j's name of the type: "SUCCESS", "ERROR" or "TIMEOUT".
+// String returns the type's name: "SUCCESS", "ERROR" or "TIMEOUT".
 func (t EventType) String() string {
 	switch t {
 	case EventSuccess:
@@ -87,7 +87,7 @@ func (tl *TimeLimiter) onError(d time.Duration, err error) {
 	tl.publish(EventError, d, err)
 }
 
-// timeout1 records a timeout and returns its error; cause is the call's own error, if any.
+// recordTimeout records a timeout and returns its error; cause is the call's own error, if any.
 func (tl *TimeLimiter) recordTimeout(d time.Duration, cause error) error {
 	err := &TimeoutError{Name: tl.name, Timeout: tl.timeout, Err: cause}
 	tl.timedOut.Add(1)

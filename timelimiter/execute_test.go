@@ -367,24 +367,6 @@ func TestEachExecutionHasItsOwnDeadline(t *testing.T) {
 	})
 }
 
-func TestDecorate(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		tl := newLimiter(t, timelimiter.Config{TimeoutDuration: time.Second})
-		f := timelimiter.Decorate(tl, sleeper(10*time.Millisecond, 5, nil))
-		v, err := f(context.Background())
-		require.NoError(t, err)
-		assert.Equal(t, 5, v)
-		_, err = timelimiter.Decorate(tl, sleeper(2*time.Second, 5, nil))(context.Background())
-		assert.ErrorIs(t, err, timelimiter.ErrTimeout)
-		_, err = timelimiter.Decorate[int](tl, nil)(context.Background())
-		assert.ErrorIs(t, err, safe.ErrNilCall)
-		_, err = timelimiter.Decorate(nil, sleeper(0, 5, nil))(context.Background())
-		assert.ErrorIs(t, err, timelimiter.ErrNilTimeLimiter)
-		time.Sleep(time.Second)
-		synctest.Wait()
-	})
-}
-
 // nilCodeError's Is method reads its receiver, so a typed nil *nilCodeError returned as an
 // error makes errors.Is panic.
 type nilCodeError struct{ code int }

@@ -8,20 +8,21 @@ import (
 	"github.com/levee-go/levee/internal/event"
 )
 
-// DefaultTimeoutDuration is the timeout when Config.TimeoutDuration is 0, as Resilience4j's.
+// DefaultTimeoutDuration is the timeout when Config.TimeoutDuration is 0.
 const DefaultTimeoutDuration = time.Second
 
-// Config configures a TimeLimiter. The zero value of each field means Resilience4j's default.
+// Config configures a TimeLimiter. The zero value of each field means its default, the value
+// DefaultConfig holds.
 type Config struct {
 	// TimeoutDuration is how long the caller waits for each call, greater than 0. 0 means the
-	// default, 1s. As Resilience4j's timeoutDuration, at nanosecond resolution.
+	// default, 1s. As Resilience4j's timeoutDuration.
 	TimeoutDuration time.Duration
 
 	// DisableCancelRunningFuture keeps the attempt's context alive after the deadline: the
 	// caller still gets the timeout at the deadline, but the call goes on undisturbed and its
 	// context is cancelled only when it returns (or when the caller's own context ends). By
-	// default, as Resilience4j's cancelRunningFuture = true, the attempt's context is cancelled
-	// at the deadline.
+	// default the attempt's context is cancelled at the deadline. Setting it is Resilience4j's
+	// cancelRunningFuture = false.
 	DisableCancelRunningFuture bool
 }
 
