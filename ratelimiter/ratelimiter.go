@@ -215,13 +215,15 @@ func (rl *RateLimiter) drains(result any, err error) (drain bool) {
 	return rl.drain(result, err)
 }
 
-// ChangeLimitForPeriod sets the permissions per cycle to n from the next cycle on; the current
-// cycle keeps the permissions it has. When permissions of later cycles are already reserved,
-// every cycle holding reservations keeps its limit (its waiters proceed in it) and n applies
-// from the cycle after the last of them. Requests for more than n permissions are refused at
-// once as invalid. n must be at least 1 and keep
-// n × (TimeoutDuration/LimitRefreshPeriod + 2) within MaxReservablePermissions; otherwise the
-// error names LimitForPeriod and nothing changes. Resilience4j's changeLimitForPeriod.
+// ChangeLimitForPeriod sets the permissions per cycle to n from the next cycle on, as
+// Resilience4j's changeLimitForPeriod: the current cycle keeps the permissions it has, and the
+// permissions already reserved in the next cycle count against n, so that cycle admits n in all,
+// or only its waiters when they are more than n (the excess counts against the cycles after).
+// When reservations reach beyond the next cycle, n applies from the last cycle holding them and
+// the cycles before it keep their limit, because their waiters proceed in them whatever n is.
+// Requests for more than n permissions are refused at once as invalid. n must be at least 1 and
+// keep n × (TimeoutDuration/LimitRefreshPeriod + 2) within MaxReservablePermissions; otherwise
+// the error names LimitForPeriod and nothing changes.
 func (rl *RateLimiter) ChangeLimitForPeriod(n int) error {
 	if rl == nil {
 		return ErrNilRateLimiter

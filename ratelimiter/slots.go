@@ -38,8 +38,9 @@ import (
 // Changing the limit changes the mapping from slots to cycles. The mapping is held by an
 // immutable epoch (limit, cycle0, slot0): start(c) = slot0 + (c − cycle0)·limit from cycle0 on,
 // and older epochs, kept in prev, give the mapping before cycle0. A change installs a new epoch
-// whose cycle0 is the next cycle, or the cycle after the last one holding reservations, so the
-// current cycle and the cycles where reserved callers will proceed keep their limits. The word
+// whose cycle0 is the next cycle, or the last one holding reservations, and whose slot0 is that
+// cycle's first slot: the slots taken there count against the new limit, as Resilience4j's
+// permissions do, and the cycles before it keep their mapping (see relimited). The word
 // holds a generation next to the cursor: a compare-and-swap computed with an old epoch fails.
 //
 // Slot numbers grow with time (by limit per cycle), so an epoch is re-based — same mapping,
@@ -107,19 +108,18 @@ func rebased(e *epoch, u, c int64) (*epoch, int64) {
 	return newEpoch(e.limit, c, 0, nil), nu
 }
 
-// relimited builds the epoch in which limit applies from the next cycle. When permissions of
-// later cycles are reserved, every cycle holding reservations keeps its limit — its waiters
-// proceed in it — and limit applies from the cycle after the last of them. Slot numbers are
-// re-based on the current cycle c; the cursor keeps its place.
+// relimited builds the epoch in which limit applies from the next cycle, as Resilience4j's
+// changeLimitForPeriod: the permissions already taken or reserved count against the new limit,
+// the first of them in the cycle where the new limit starts. When reservations reach beyond
+// the next cycle, the new limit starts in the last cycle holding reservations, and the cycles
+// before it keep their mapping: their waiters proceed in them whatever the limit, so counting
+// their permissions in an earlier cycle would let a later one admit more than its limit. Slot
+// numbers are re-based on the current cycle c; the cursor keeps its place.
 func relimited(limit int64) func(e *epoch, u, c int64) (*epoch, int64) {
 	return func(e *epoch, u, c int64) (*epoch, int64) {
 		base := e.start(c)
 		f := max(u, base)
-		m := e.cycleOf(f) // the cycle the reservations reach
-		from := m + 1
-		if m > c && f == e.start(m) {
-			from = m // nothing reserved in m yet
-		}
+		from := max(c+1, e.cycleOf(f-1)) // f−1 is the last slot taken
 		return newEpoch(limit, from, e.start(from)-base, e.history(base, c)), f - base
 	}
 }
