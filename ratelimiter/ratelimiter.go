@@ -23,6 +23,7 @@ type RateLimiter struct {
 	period  int64
 	created time.Time
 	name    string
+	refused *RequestNotPermittedError // returned for every refusal: refusing allocates nothing
 	drain   func(result any, err error) bool
 	events  event.Publisher[Event]
 
@@ -49,6 +50,7 @@ func New(name string, cfg Config) (*RateLimiter, error) {
 		period:  int64(cfg.LimitRefreshPeriod),
 		created: time.Now(),
 		name:    name,
+		refused: &RequestNotPermittedError{Name: name},
 		drain:   cfg.DrainPermissionsOnResult,
 	}
 	rl.epoch.Store(newEpoch(int64(cfg.LimitForPeriod), 0, 0, nil))

@@ -222,7 +222,7 @@ func (rl *RateLimiter) take(p, timeout int64) (grant, error) {
 			k := v.e.cycleOf(end - 1)
 			var ok bool
 			if wait, ok = waitFor(k-v.c, v.t-v.c*rl.period, rl.period, timeout); !ok {
-				return grant{}, &RequestNotPermittedError{Name: rl.name}
+				return grant{}, rl.refused
 			}
 		}
 		w := v.w&^slotMask | uint64(end)
