@@ -109,13 +109,7 @@ func (rl *RateLimiter) AcquirePermission(ctx context.Context, n int) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	timeout := rl.timeout.Load()
-	if deadline, ok := ctx.Deadline(); ok {
-		// A wait that would outlast ctx would only end in ctx.Err(), and its permissions
-		// might no longer be given back by then: refuse it now, like one beyond the timeout.
-		timeout = max(min(timeout, int64(time.Until(deadline))-1), 0)
-	}
-	g, err := rl.take(int64(n), timeout)
+	g, err := rl.take(int64(n), ctx)
 	if err != nil {
 		rl.publishRefusal(n, err)
 		return err
@@ -162,7 +156,7 @@ func (rl *RateLimiter) ReservePermission(n int) (time.Duration, error) {
 	if rl == nil {
 		return 0, ErrNilRateLimiter
 	}
-	g, err := rl.take(int64(n), rl.timeout.Load())
+	g, err := rl.take(int64(n), nil)
 	if err != nil {
 		rl.publishRefusal(n, err)
 		return 0, err

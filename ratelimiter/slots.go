@@ -1,6 +1,7 @@
 package ratelimiter
 
 import (
+	"context"
 	"math"
 	"time"
 )
@@ -208,9 +209,11 @@ type grant struct {
 	permits int64
 }
 
-// take takes p permits, or reserves them when the wait for them fits in timeout; a single
-// compare-and-swap publishes it. It takes nothing when it returns an error.
-func (rl *RateLimiter) take(p, timeout int64) (grant, error) {
+// take takes p permits, or reserves them when the wait for them fits in the timeout (see
+// timeoutFor; ctx is nil for a request that does not wait); a single compare-and-swap publishes
+// it. It takes nothing when it returns an error. The timeout is only looked at when the
+// permits are not free now, so that the common path reads the clock once.
+func (rl *RateLimiter) take(p int64, ctx context.Context) (grant, error) {
 	for {
 		v := rl.look()
 		if p < 1 || p > v.e.limit {
@@ -219,6 +222,10 @@ func (rl *RateLimiter) take(p, timeout int64) (grant, error) {
 		end := v.first() + p
 		var wait int64
 		if end > v.e.start(v.c+1) { // the last slot is in a later cycle
+			timeout := rl.timeoutFor(ctx)
+			if timeout == 0 {
+				return grant{}, rl.refused // any wait is too long
+			}
 			k := v.e.cycleOf(end - 1)
 			var ok bool
 			if wait, ok = waitFor(k-v.c, v.t-v.c*rl.period, rl.period, timeout); !ok {
@@ -230,6 +237,20 @@ func (rl *RateLimiter) take(p, timeout int64) (grant, error) {
 			return grant{wait: wait, end: w, permits: p}, nil
 		}
 	}
+}
+
+// timeoutFor returns the longest wait a request may be given: TimeoutDuration, shortened to
+// end before ctx's deadline when ctx has one. A wait that would outlast ctx would only end in
+// ctx.Err(), and its permissions might no longer be given back by then: it is refused now,
+// like one beyond the timeout.
+func (rl *RateLimiter) timeoutFor(ctx context.Context) int64 {
+	timeout := rl.timeout.Load()
+	if timeout > 0 && ctx != nil {
+		if deadline, ok := ctx.Deadline(); ok {
+			timeout = max(min(timeout, int64(time.Until(deadline))-1), 0)
+		}
+	}
+	return timeout
 }
 
 // giveBack returns g's permits if nobody took any after them.
