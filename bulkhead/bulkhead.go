@@ -28,7 +28,7 @@ const NoConcurrentCalls = -1
 // from the 32-bit halves of the word that holds the maximum and the calls in flight.
 const MaxConcurrentCallsLimit = math.MaxInt32
 
-// Config configures a Bulkhead. The zero value of each field means Resilience4j's default.
+// Config configures a Bulkhead. The zero value of each field means its default.
 type Config struct {
 	// MaxConcurrentCalls is the number of calls that may run at the same time, in
 	// [1, MaxConcurrentCallsLimit], or NoConcurrentCalls to refuse every call. 0 means the
@@ -83,15 +83,15 @@ type Bulkhead struct {
 	// state has a cache line of its own, so that a swap on one core does not evict the fields
 	// the other cores only read.
 	name    string
-	maxWait atomic.Int64 // nanoseconds; changed under mu by ChangeConfig
-	fair    atomic.Bool  // changed under mu by ChangeConfig
+	maxWait atomic.Int64       // nanoseconds; changed under mu by ChangeConfig
+	fair    atomic.Bool        // changed under mu by ChangeConfig
 	fullErr *BulkheadFullError // returned for every rejection: rejecting allocates nothing
 	events  event.Publisher[Event]
 
 	_ [cacheLine]byte
 	// state packs the maximum (high 32 bits) and the calls in flight (low 32 bits) into one
 	// word, so that "in flight < max" is checked and a permit taken by one compare-and-swap
-	// even while ChangeMaxConcurrentCalls runs.
+	// even while ChangeConfig runs.
 	state atomic.Uint64
 	_     [cacheLine - 8]byte
 

@@ -16,8 +16,7 @@ import (
 //
 // A permitted caller must give the permit back exactly once, with Release when the call ran
 // (CALL_FINISHED event) or ReleasePermission when it was cancelled. Acquire publishes
-// CALL_PERMITTED or CALL_REJECTED; like Resilience4j's interrupted caller, a caller whose
-// context ends first gets CALL_REJECTED too.
+// CALL_PERMITTED or CALL_REJECTED; a caller whose context ends first gets CALL_REJECTED too.
 func (b *Bulkhead) Acquire(ctx context.Context) error {
 	if b == nil {
 		return ErrNilBulkhead
@@ -82,14 +81,11 @@ func (b *Bulkhead) ReleasePermission() {
 //	err := bh.ChangeConfig(cfg)
 //
 // A larger MaxConcurrentCalls hands the new permits to waiting callers at once. A smaller one
-// never blocks (unlike Resilience4j, whose changeConfig waits to take the surplus permits
-// back): calls already running finish normally, and no new call is admitted until fewer than
-// the new maximum are in flight; NoConcurrentCalls admits none.
-//
-// MaxWaitDuration and DisableFairCallHandling apply to the callers that arrive after the
-// change, as in Resilience4j: a caller already waiting keeps the deadline it started with and
-// its place in the queue, which is always served first come, first served. (Resilience4j keeps
-// the fairness its semaphore was created with; levee applies the new one to later callers.)
+// never blocks: calls already running finish normally, and no new call is admitted until fewer
+// than the new maximum are in flight; NoConcurrentCalls admits none. MaxWaitDuration and
+// DisableFairCallHandling apply to the callers that arrive after the change: a caller already
+// waiting keeps the deadline it started with and its place in the queue, which is always
+// served first come, first served.
 func (b *Bulkhead) ChangeConfig(cfg Config) error {
 	if b == nil {
 		return ErrNilBulkhead
