@@ -23,13 +23,13 @@ const NoWait time.Duration = -1
 // configuration uses 5×10⁸ of the 2⁴⁰ (about 1.1×10¹²).
 const MaxReservablePermissions = 1 << 40
 
-// Config configures a RateLimiter. The zero value of every field means Resilience4j's default;
+// Config configures a RateLimiter. The zero value of every field means its default;
 // DefaultConfig returns them filled in.
 type Config struct {
 	// LimitForPeriod is the number of permissions of each cycle. Default 50; at least 1.
 	LimitForPeriod int
 
-	// LimitRefreshPeriod is the length of a cycle. Default 500ns (Resilience4j's); at least 1ns.
+	// LimitRefreshPeriod is the length of a cycle. Default 500ns; at least 1ns.
 	LimitRefreshPeriod time.Duration
 
 	// TimeoutDuration is the longest a caller may be made to wait for a reserved permission;
@@ -43,7 +43,7 @@ type Config struct {
 	DrainPermissionsOnResult func(result any, err error) bool
 }
 
-// DefaultConfig returns Resilience4j's defaults: 50 permissions per 500ns cycle, a 5s timeout
+// DefaultConfig returns the defaults: 50 permissions per 500ns cycle, a 5s timeout
 // and no draining.
 func DefaultConfig() Config {
 	return Config{

@@ -170,8 +170,7 @@ func (rl *RateLimiter) ReservePermission(n int) (time.Duration, error) {
 // DrainPermissions takes every permission left in the current cycle, as Resilience4j's
 // drainPermissions, so that no further call starts before the next cycle; that cycle starts
 // full again. Reservations already made are kept: their callers proceed in their cycles. It
-// publishes a Drained event whose Permits is the number of permissions removed (Resilience4j's
-// AtomicRateLimiter reports min(permissions, 0) instead, a figure with no use).
+// publishes a Drained event whose Permits is the number of permissions removed.
 func (rl *RateLimiter) DrainPermissions() {
 	if rl == nil {
 		return
