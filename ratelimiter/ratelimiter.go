@@ -109,6 +109,16 @@ func (rl *RateLimiter) AcquirePermission(ctx context.Context, n int) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
+	switch taken, full := rl.takeFree(int64(n)); {
+	case taken:
+		if rl.events.Active() {
+			rl.publish(EventSuccessfulAcquire, n, 0, nil)
+		}
+		return nil
+	case full && rl.timeout.Load() == 0:
+		rl.publishRefusal(n, rl.refused)
+		return rl.refused
+	}
 	g, err := rl.take(int64(n), ctx)
 	if err != nil {
 		rl.publishRefusal(n, err)

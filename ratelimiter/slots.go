@@ -209,6 +209,28 @@ type grant struct {
 	permits int64
 }
 
+// takeFree is the common path of take, reading the clock once: it takes p permits of the
+// current cycle when they are free (taken), or reports that they are not (full), in which case
+// a request that may not wait is refused without more ado. It reads the word, the epoch and the
+// clock in look's order, and leaves every other case (a stale epoch, a re-base due, an invalid
+// p, a lost race, a request that may wait) to take.
+func (rl *RateLimiter) takeFree(p int64) (taken, full bool) {
+	w := rl.state.Load()
+	e := rl.epoch.Load()
+	c := rl.elapsed() / rl.period
+	d := c - e.cycle0
+	u := int64(w & slotMask)
+	if w>>slotBits != e.gen || d < 0 || d > e.dmax || u > rebaseAt || p < 1 || p > e.limit {
+		return false, false
+	}
+	base := e.slot0 + d*e.limit
+	end := max(u, base) + p
+	if end > base+e.limit {
+		return false, true
+	}
+	return rl.state.CompareAndSwap(w, w&^slotMask|uint64(end)), false
+}
+
 // take takes p permits, or reserves them when the wait for them fits in the timeout (see
 // timeoutFor; ctx is nil for a request that does not wait); a single compare-and-swap publishes
 // it. It takes nothing when it returns an error. The timeout is only looked at when the
