@@ -68,7 +68,7 @@ func (cfg Config) withDefaults() (Config, error) {
 		return cfg, err
 	}
 	if cfg.LimitRefreshPeriod < 1 {
-		return cfg, fmt.Errorf("ratelimiter: LimitRefreshPeriod must be at least 1ns, got %v",
+		return cfg, fmt.Errorf("ratelimiter: LimitRefreshPeriod must be >= 1ns, got %v",
 			cfg.LimitRefreshPeriod)
 	}
 	if err := checkTimeout(cfg.TimeoutDuration); err != nil {
@@ -80,14 +80,14 @@ func (cfg Config) withDefaults() (Config, error) {
 
 func checkLimit(n int) error {
 	if n < 1 {
-		return fmt.Errorf("ratelimiter: LimitForPeriod must be at least 1, got %d", n)
+		return fmt.Errorf("ratelimiter: LimitForPeriod must be >= 1, got %d", n)
 	}
 	return nil
 }
 
 func checkTimeout(d time.Duration) error {
 	if d < 0 && d != NoWait {
-		return fmt.Errorf("ratelimiter: TimeoutDuration must be at least 0 or NoWait, got %v", d)
+		return fmt.Errorf("ratelimiter: TimeoutDuration must be >= 0 or NoWait, got %v", d)
 	}
 	return nil
 }
