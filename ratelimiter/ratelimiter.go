@@ -93,14 +93,15 @@ func (rl *RateLimiter) Config() Config {
 //   - otherwise, when the cycle of the n-th next free permission begins within
 //     TimeoutDuration, and before ctx's deadline if it has one, it reserves them, waits until
 //     then and returns nil;
-//   - otherwise it takes nothing and returns a *RequestNotPermittedError (errors.Is
+//   - otherwise it takes nothing and returns rl's *RequestNotPermittedError (errors.Is
 //     ErrRequestNotPermitted) at once, without waiting.
 //
 // When ctx is cancelled while it waits, it returns ctx.Err() and gives the reservation back if
 // no later reservation, drain or change of limit happened meanwhile (otherwise those
-// permissions stay unused, see the package comment). When ctx has already ended it returns ctx.Err() and takes nothing. n must be in
-// [1, LimitForPeriod], else the error matches ErrInvalidPermits. A nil ctx is Background.
-// A SuccessfulAcquire or FailedAcquire event reports the outcome.
+// permissions stay unused, see the package comment). When ctx has already ended it returns
+// ctx.Err() and takes nothing. n must be in [1, LimitForPeriod], else the error matches
+// ErrInvalidPermits. A nil ctx is Background. A SuccessfulAcquire or FailedAcquire event
+// reports the outcome. Taking a free permission reads the clock once and allocates nothing.
 func (rl *RateLimiter) AcquirePermission(ctx context.Context, n int) error {
 	if rl == nil {
 		return ErrNilRateLimiter
