@@ -2,6 +2,7 @@ package ratelimiter
 
 import (
 	"context"
+	"math"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -21,6 +22,7 @@ type RateLimiter struct {
 	epoch   atomic.Pointer[epoch]
 	timeout atomic.Int64 // nanoseconds; 0 for NoWait
 	period  int64
+	recip   uint64 // ⌊(2⁶⁴−1)/period⌋, see cycle
 	created time.Time
 	name    string
 	refused *RequestNotPermittedError // returned for every refusal: refusing allocates nothing
@@ -48,6 +50,7 @@ func New(name string, cfg Config) (*RateLimiter, error) {
 	}
 	rl := &RateLimiter{
 		period:  int64(cfg.LimitRefreshPeriod),
+		recip:   math.MaxUint64 / uint64(cfg.LimitRefreshPeriod),
 		created: time.Now(),
 		name:    name,
 		refused: &RequestNotPermittedError{Name: name},

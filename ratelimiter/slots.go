@@ -3,6 +3,7 @@ package ratelimiter
 import (
 	"context"
 	"math"
+	"math/bits"
 	"time"
 )
 
@@ -151,7 +152,7 @@ func (rl *RateLimiter) look() view {
 			continue
 		}
 		t := rl.elapsed()
-		c := t / rl.period
+		c := rl.cycle(t)
 		u := int64(w & slotMask)
 		if d := c - e.cycle0; d >= 0 && (d > e.dmax || u > rebaseAt) {
 			rl.install()
@@ -159,6 +160,18 @@ func (rl *RateLimiter) look() view {
 		}
 		return view{w: w, e: e, u: u, t: t, c: c}
 	}
+}
+
+// cycle returns t / period for t ≥ 0 without a division instruction, which takes tens of
+// cycles on common processors: recip = ⌊(2⁶⁴−1)/period⌋ ≥ 2⁶⁴/period − 1, so that
+// q = ⌊t·recip/2⁶⁴⌋ lies in (t/period − 1, t/period] and is the quotient or one less; the
+// remainder tells which.
+func (rl *RateLimiter) cycle(t int64) int64 {
+	q, _ := bits.Mul64(uint64(t), rl.recip)
+	if uint64(t)-q*uint64(rl.period) >= uint64(rl.period) {
+		q++
+	}
+	return int64(q)
 }
 
 func (rl *RateLimiter) elapsed() int64 {
@@ -181,7 +194,7 @@ func (rl *RateLimiter) installLocked(change func(e *epoch, u, c int64) (*epoch, 
 	for {
 		w := rl.state.Load()
 		u := int64(w & slotMask)
-		c := rl.elapsed() / rl.period
+		c := rl.cycle(rl.elapsed())
 		d := c - e.cycle0
 		due := d >= 0 && (d > e.dmax || u > rebaseAt)
 		if change == nil && !due {
@@ -217,7 +230,7 @@ type grant struct {
 func (rl *RateLimiter) takeFree(p int64) (taken, full bool) {
 	w := rl.state.Load()
 	e := rl.epoch.Load()
-	c := rl.elapsed() / rl.period
+	c := rl.cycle(rl.elapsed())
 	d := c - e.cycle0
 	u := int64(w & slotMask)
 	if w>>slotBits != e.gen || d < 0 || d > e.dmax || u > rebaseAt || p < 1 || p > e.limit {
