@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/levee-go/levee/bulkhead"
 )
@@ -43,4 +44,27 @@ func TestPermitAPIDoesNotAllocate(t *testing.T) {
 		_ = b.Metrics()
 	})
 	assert.Zero(t, allocs)
+}
+
+// A rejection returns the bulkhead's one *BulkheadFullError: it allocates nothing, names the
+// bulkhead and matches the sentinel, through Acquire and Execute alike.
+func TestRejectionDoesNotAllocate(t *testing.T) {
+	b, err := bulkhead.New("payments", bulkhead.Config{MaxConcurrentCalls: bulkhead.NoConcurrentCalls})
+	require.NoError(t, err)
+	ctx := context.Background()
+	var last error
+	for name, f := range map[string]func(){
+		"Acquire": func() { last = b.Acquire(ctx) },
+		"Execute": func() {
+			_, last = bulkhead.Execute(ctx, b, func(context.Context) (int, error) { return 1, nil })
+		},
+	} {
+		assert.Zero(t, testing.AllocsPerRun(100, f), name)
+		assert.EqualError(t, last, "bulkhead: Bulkhead 'payments' is full and does not permit further calls", name)
+		assert.ErrorIs(t, last, bulkhead.ErrBulkheadFull, name)
+		var full *bulkhead.BulkheadFullError
+		if assert.ErrorAs(t, last, &full, name) {
+			assert.Equal(t, "payments", full.Name, name)
+		}
+	}
 }

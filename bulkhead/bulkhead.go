@@ -18,21 +18,26 @@ const (
 	DefaultMaxWaitDuration time.Duration = 0
 )
 
+// NoConcurrentCalls is the MaxConcurrentCalls of a bulkhead that admits no call at all: every
+// call is refused (after MaxWaitDuration, if set) and Metrics reports 0 available of 0 allowed,
+// as Resilience4j's maxConcurrentCalls = 0. It exists because the zero value of the field means
+// the default of 25.
+const NoConcurrentCalls = -1
+
 // MaxConcurrentCallsLimit is the largest value MaxConcurrentCalls may take. The limit comes
 // from the 32-bit halves of the word that holds the maximum and the calls in flight.
 const MaxConcurrentCallsLimit = math.MaxInt32
 
-// Config configures a Bulkhead. The zero value of each field means Resilience4j's default.
+// Config configures a Bulkhead. The zero value of each field means its default.
 type Config struct {
 	// MaxConcurrentCalls is the number of calls that may run at the same time, in
-	// [1, MaxConcurrentCallsLimit]. 0 means the default, 25. As Resilience4j's
-	// maxConcurrentCalls, except that levee refuses an explicit limit of 0.
+	// [1, MaxConcurrentCallsLimit], or NoConcurrentCalls to refuse every call. 0 means the
+	// default, 25. As Resilience4j's maxConcurrentCalls.
 	MaxConcurrentCalls int
 
-	// MaxWaitDuration is how long a caller waits for a permit when all are taken, never less
-	// than 0. 0, the default, refuses such a caller at once. As Resilience4j's maxWaitDuration,
-	// at nanosecond instead of millisecond resolution. The caller's context can end the wait
-	// sooner.
+	// MaxWaitDuration is how long a caller waits for a permit when all are taken, at least 0.
+	// 0, the default, refuses such a caller at once. As Resilience4j's maxWaitDuration, at
+	// nanosecond resolution. The caller's context can end the wait sooner.
 	MaxWaitDuration time.Duration
 
 	// DisableFairCallHandling lets a newcomer take a permit that has just been released even
@@ -56,22 +61,19 @@ func (c Config) withDefaults() Config {
 	return c
 }
 
-func validateMaxConcurrentCalls(n int) error {
-	if n < 1 || n > MaxConcurrentCallsLimit {
-		return fmt.Errorf("bulkhead: MaxConcurrentCalls must be in [1, %d], got %d", MaxConcurrentCallsLimit, n)
-	}
-	return nil
-}
-
 func (c Config) validate() error {
-	if err := validateMaxConcurrentCalls(c.MaxConcurrentCalls); err != nil {
-		return err
+	if n := c.MaxConcurrentCalls; (n < 1 || n > MaxConcurrentCallsLimit) && n != NoConcurrentCalls {
+		return fmt.Errorf("bulkhead: MaxConcurrentCalls must be in [1, %d] or NoConcurrentCalls, got %d",
+			MaxConcurrentCallsLimit, n)
 	}
 	if c.MaxWaitDuration < 0 {
 		return fmt.Errorf("bulkhead: MaxWaitDuration must be >= 0, got %v", c.MaxWaitDuration)
 	}
 	return nil
 }
+
+// permits returns the number of permits MaxConcurrentCalls stands for.
+func (c Config) permits() uint64 { return uint64(max(c.MaxConcurrentCalls, 0)) }
 
 // Bulkhead is a semaphore that bounds the number of concurrent calls to one dependency, as
 // Resilience4j's SemaphoreBulkhead. It is safe for concurrent use and is shared by calls of any
@@ -81,15 +83,15 @@ type Bulkhead struct {
 	// state has a cache line of its own, so that a swap on one core does not evict the fields
 	// the other cores only read.
 	name    string
-	maxWait time.Duration
-	fair    bool
+	maxWait atomic.Int64       // nanoseconds; changed under mu by ChangeConfig
+	fair    atomic.Bool        // changed under mu by ChangeConfig
 	fullErr *BulkheadFullError // returned for every rejection: rejecting allocates nothing
 	events  event.Publisher[Event]
 
 	_ [cacheLine]byte
 	// state packs the maximum (high 32 bits) and the calls in flight (low 32 bits) into one
 	// word, so that "in flight < max" is checked and a permit taken by one compare-and-swap
-	// even while ChangeMaxConcurrentCalls runs.
+	// even while ChangeConfig runs.
 	state atomic.Uint64
 	_     [cacheLine - 8]byte
 
@@ -116,13 +118,10 @@ func New(name string, cfg Config) (*Bulkhead, error) {
 	if err := cfg.validate(); err != nil {
 		return nil, err
 	}
-	b := &Bulkhead{
-		name:    name,
-		maxWait: cfg.MaxWaitDuration,
-		fair:    !cfg.DisableFairCallHandling,
-		fullErr: &BulkheadFullError{Name: name},
-	}
-	b.state.Store(pack(uint64(cfg.MaxConcurrentCalls), 0))
+	b := &Bulkhead{name: name, fullErr: &BulkheadFullError{Name: name}}
+	b.maxWait.Store(int64(cfg.MaxWaitDuration))
+	b.fair.Store(!cfg.DisableFairCallHandling)
+	b.state.Store(pack(cfg.permits(), 0))
 	return b, nil
 }
 
@@ -134,17 +133,24 @@ func (b *Bulkhead) Name() string {
 	return b.name
 }
 
-// Config returns the configuration in force, defaults filled in; MaxConcurrentCalls reflects
-// the last ChangeMaxConcurrentCalls. A nil b returns the zero Config.
+// Config returns the configuration in force, defaults filled in and the last ChangeConfig
+// applied; a bulkhead of no permits reports NoConcurrentCalls, so that the result can be given
+// to New or ChangeConfig again. A nil b returns the zero Config.
 func (b *Bulkhead) Config() Config {
 	if b == nil {
 		return Config{}
 	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
 	max, _ := unpack(b.state.Load())
+	n := int(max)
+	if n == 0 {
+		n = NoConcurrentCalls
+	}
 	return Config{
-		MaxConcurrentCalls:      int(max),
-		MaxWaitDuration:         b.maxWait,
-		DisableFairCallHandling: !b.fair,
+		MaxConcurrentCalls:      n,
+		MaxWaitDuration:         time.Duration(b.maxWait.Load()),
+		DisableFairCallHandling: !b.fair.Load(),
 	}
 }
 

@@ -39,16 +39,25 @@ func TestNewKeepsGivenConfig(t *testing.T) {
 	assert.Equal(t, cfg, b.Config())
 }
 
-func TestNewRejectsInvalidConfig(t *testing.T) {
+// resize changes MaxConcurrentCalls alone, the way the documentation of ChangeConfig shows.
+func resize(b *bulkhead.Bulkhead, n int) error {
+	cfg := b.Config()
+	cfg.MaxConcurrentCalls = n
+	return b.ChangeConfig(cfg)
+}
+
+// One row per field and rule, with the exact message; ChangeConfig refuses the same values with
+// the same messages and leaves the bulkhead as it was.
+func TestNewAndChangeConfigRejectInvalidConfig(t *testing.T) {
 	tests := []struct {
 		name string
 		cfg  bulkhead.Config
 		want string
 	}{
-		{"MaxConcurrentCalls negative", bulkhead.Config{MaxConcurrentCalls: -1},
-			"bulkhead: MaxConcurrentCalls must be in [1, 2147483647], got -1"},
+		{"MaxConcurrentCalls below NoConcurrentCalls", bulkhead.Config{MaxConcurrentCalls: -2},
+			"bulkhead: MaxConcurrentCalls must be in [1, 2147483647] or NoConcurrentCalls, got -2"},
 		{"MaxConcurrentCalls above the limit", bulkhead.Config{MaxConcurrentCalls: math.MaxInt32 + 1},
-			"bulkhead: MaxConcurrentCalls must be in [1, 2147483647], got 2147483648"},
+			"bulkhead: MaxConcurrentCalls must be in [1, 2147483647] or NoConcurrentCalls, got 2147483648"},
 		{"MaxWaitDuration negative", bulkhead.Config{MaxWaitDuration: -time.Nanosecond},
 			"bulkhead: MaxWaitDuration must be >= 0, got -1ns"},
 	}
@@ -57,6 +66,11 @@ func TestNewRejectsInvalidConfig(t *testing.T) {
 			b, err := bulkhead.New("x", tt.cfg)
 			assert.Nil(t, b)
 			assert.EqualError(t, err, tt.want)
+
+			kept := bulkhead.Config{MaxConcurrentCalls: 4, MaxWaitDuration: time.Second, DisableFairCallHandling: true}
+			b = newBulkhead(t, kept)
+			assert.EqualError(t, b.ChangeConfig(tt.cfg), tt.want)
+			assert.Equal(t, kept, b.Config(), "a refused change leaves the bulkhead as it was")
 		})
 	}
 }
@@ -68,18 +82,9 @@ func TestNewAcceptsBoundaryValues(t *testing.T) {
 	}
 }
 
-func TestChangeMaxConcurrentCallsRejectsInvalidValues(t *testing.T) {
-	b := newBulkhead(t, bulkhead.Config{MaxConcurrentCalls: 4})
-	tests := []struct {
-		n    int
-		want string
-	}{
-		{0, "bulkhead: MaxConcurrentCalls must be in [1, 2147483647], got 0"},
-		{-3, "bulkhead: MaxConcurrentCalls must be in [1, 2147483647], got -3"},
-		{math.MaxInt32 + 1, "bulkhead: MaxConcurrentCalls must be in [1, 2147483647], got 2147483648"},
-	}
-	for _, tt := range tests {
-		assert.EqualError(t, b.ChangeMaxConcurrentCalls(tt.n), tt.want)
-		assert.Equal(t, 4, b.Config().MaxConcurrentCalls, "a refused change leaves the bulkhead as it was")
-	}
+func TestChangeConfigFillsZeroFieldsWithDefaults(t *testing.T) {
+	b := newBulkhead(t, bulkhead.Config{MaxConcurrentCalls: 4, MaxWaitDuration: time.Second, DisableFairCallHandling: true})
+	require.NoError(t, b.ChangeConfig(bulkhead.Config{}))
+	assert.Equal(t, bulkhead.DefaultConfig(), b.Config())
+	assert.Equal(t, bulkhead.Metrics{AvailableConcurrentCalls: 25, MaxAllowedConcurrentCalls: 25}, b.Metrics())
 }

@@ -8,9 +8,8 @@ import "errors"
 // retry it.
 var ErrBulkheadFull error = &rejection{"bulkhead: bulkhead is full"}
 
-// ErrNilBulkhead is returned, instead of a panic, by Execute, the function Decorate builds,
-// Acquire and ChangeMaxConcurrentCalls when the bulkhead is nil. The other methods of a nil
-// *Bulkhead do nothing and return zero values.
+// ErrNilBulkhead is returned, instead of a panic, by Execute, Acquire and ChangeConfig when the
+// bulkhead is nil. The other methods of a nil *Bulkhead do nothing and return zero values.
 var ErrNilBulkhead = errors.New("bulkhead: nil *Bulkhead")
 
 // BulkheadFullError is the error Acquire and Execute return when no permit came within
@@ -19,7 +18,7 @@ type BulkheadFullError struct {
 	Name string
 }
 
-// Error returns Resilience4j's message: "bulkhead: Bulkhead '<name>' is full and does not
+// Error returns "bulkhead: Bulkhead '<name>' is full and does not
 // permit further calls".
 func (e *BulkheadFullError) Error() string {
 	return "bulkhead: Bulkhead '" + e.Name + "' is full and does not permit further calls"

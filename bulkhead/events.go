@@ -8,7 +8,7 @@ import (
 // EventType is the kind of a bulkhead event, as Resilience4j's BulkheadEvent.Type.
 type EventType int
 
-// The event types, in Resilience4j's names.
+// The event types.
 const (
 	// EventCallPermitted: a caller got a permit (Acquire, TryAcquire, Execute).
 	EventCallPermitted EventType = iota + 1
@@ -19,7 +19,7 @@ const (
 	EventCallFinished
 )
 
-// String returns Resilience4j's name of the type: "CALL_PERMITTED", "CALL_REJECTED" or
+// String returns the name of the type: "CALL_PERMITTED", "CALL_REJECTED" or
 // "CALL_FINISHED".
 func (t EventType) String() string {
 	switch t {

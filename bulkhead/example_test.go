@@ -64,12 +64,16 @@ func ExampleBulkhead_Acquire() {
 
 // Shrinking the limit at run time never blocks: calls already running finish, and no new call
 // is admitted until fewer than the new maximum are in flight.
-func ExampleBulkhead_ChangeMaxConcurrentCalls() {
+func ExampleBulkhead_ChangeConfig() {
 	bh, _ := bulkhead.New("search", bulkhead.Config{MaxConcurrentCalls: 3})
 	for range 3 {
 		bh.TryAcquire()
 	}
-	_ = bh.ChangeMaxConcurrentCalls(1)
+	cfg := bh.Config()
+	cfg.MaxConcurrentCalls = 1
+	if err := bh.ChangeConfig(cfg); err != nil {
+		panic(err)
+	}
 	fmt.Printf("%+v\n", bh.Metrics())
 	bh.Release()
 	bh.Release()

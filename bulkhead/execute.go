@@ -47,9 +47,3 @@ func Execute[T any](ctx context.Context, b *Bulkhead, call func(context.Context)
 	}
 	return v, err
 }
-
-// Decorate returns a function that runs call through Execute with b at each invocation.
-// Decorate itself never fails: a nil b or call is reported by each invocation.
-func Decorate[T any](b *Bulkhead, call func(context.Context) (T, error)) func(context.Context) (T, error) {
-	return func(ctx context.Context) (T, error) { return Execute(ctx, b, call) }
-}

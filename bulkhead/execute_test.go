@@ -192,29 +192,9 @@ func TestExecuteInvalidArguments(t *testing.T) {
 	assert.Equal(t, metrics(1, 1, 0), b.Metrics())
 }
 
-func TestDecorate(t *testing.T) {
-	b := newBulkhead(t, bulkhead.Config{MaxConcurrentCalls: 1})
-	calls := 0
-	f := bulkhead.Decorate(b, func(context.Context) (int, error) {
-		calls++
-		return calls, nil
-	})
-	for want := 1; want <= 3; want++ {
-		v, err := f(context.Background())
-		require.NoError(t, err)
-		assert.Equal(t, want, v)
-	}
-	assert.Equal(t, metrics(1, 1, 0), b.Metrics())
-
-	_, err := bulkhead.Decorate[int](b, nil)(context.Background())
-	assert.ErrorIs(t, err, safe.ErrNilCall)
-	_, err = bulkhead.Decorate(nil, func(context.Context) (int, error) { return 0, nil })(context.Background())
-	assert.ErrorIs(t, err, bulkhead.ErrNilBulkhead)
-}
-
-// The seed's measurement: a bulkhead of 3, 10 concurrent calls of 300 ms: 3 succeed, 7 are
+// The scenario of a slow payment gateway: a bulkhead of 3, 10 concurrent calls of 300 ms: 3 succeed, 7 are
 // rejected at once, the gateway receives 3.
-func TestSeedBulkheadOfThreeTenConcurrentSlowCalls(t *testing.T) {
+func TestBulkheadOfThreeTenConcurrentSlowCalls(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		b := newBulkhead(t, bulkhead.Config{MaxConcurrentCalls: 3})
 		var received, succeeded, rejectedAtOnce atomic.Int32

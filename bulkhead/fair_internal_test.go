@@ -21,3 +21,18 @@ func TestNewcomerBargesOnlyWithoutFairCallHandling(t *testing.T) {
 		assert.Equal(t, tt.want, b.TryAcquire(), "DisableFairCallHandling=%v", tt.disableFair)
 	}
 }
+
+// ChangeConfig switches fairness for the callers that arrive after it.
+func TestChangeConfigOfFairnessAppliesToNewcomers(t *testing.T) {
+	b, err := New("x", Config{MaxConcurrentCalls: 1})
+	require.NoError(t, err)
+	b.waiting.Store(1)
+	assert.False(t, b.TryAcquire(), "fair: steps aside")
+	require.NoError(t, b.ChangeConfig(Config{MaxConcurrentCalls: 1, DisableFairCallHandling: true}))
+	assert.True(t, b.TryAcquire(), "unfair: barges in")
+	b.ReleasePermission()
+	require.NoError(t, b.ChangeConfig(Config{MaxConcurrentCalls: 1}))
+	assert.False(t, b.TryAcquire(), "fair again")
+	b.waiting.Store(0)
+	assert.True(t, b.TryAcquire())
+}

@@ -143,7 +143,7 @@ func TestHammerWithChangesOfMaxConcurrentCalls(t *testing.T) {
 			mu.Lock()
 			largest = max(largest, n)
 			mu.Unlock()
-			require.NoError(t, b.ChangeMaxConcurrentCalls(n))
+			require.NoError(t, resize(b, n))
 		})
 		assert.LessOrEqual(t, maxSeen, int64(largest))
 		assert.Equal(t, int64(64*200), ok+full+cancelled)
@@ -151,7 +151,7 @@ func TestHammerWithChangesOfMaxConcurrentCalls(t *testing.T) {
 		assert.Equal(t, m.MaxAllowedConcurrentCalls, m.AvailableConcurrentCalls, "every permit is back")
 		assert.Zero(t, m.NumberOfWaitingCalls)
 		// After quiescence the limit is exactly the last one set.
-		require.NoError(t, b.ChangeMaxConcurrentCalls(3))
+		require.NoError(t, resize(b, 3))
 		for range 3 {
 			require.True(t, b.TryAcquire())
 		}

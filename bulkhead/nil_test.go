@@ -23,8 +23,8 @@ func TestNilBulkheadMethodsDoNotPanic(t *testing.T) {
 		{"TryAcquire", func(t *testing.T) { assert.False(t, b.TryAcquire()) }},
 		{"Release", func(*testing.T) { b.Release() }},
 		{"ReleasePermission", func(*testing.T) { b.ReleasePermission() }},
-		{"ChangeMaxConcurrentCalls", func(t *testing.T) {
-			assert.ErrorIs(t, b.ChangeMaxConcurrentCalls(1), bulkhead.ErrNilBulkhead)
+		{"ChangeConfig", func(t *testing.T) {
+			assert.ErrorIs(t, b.ChangeConfig(bulkhead.Config{}), bulkhead.ErrNilBulkhead)
 		}},
 		{"Metrics", func(t *testing.T) { assert.Equal(t, bulkhead.Metrics{}, b.Metrics()) }},
 		{"Subscribe", func(t *testing.T) {

@@ -16,8 +16,7 @@ import (
 //
 // A permitted caller must give the permit back exactly once, with Release when the call ran
 // (CALL_FINISHED event) or ReleasePermission when it was cancelled. Acquire publishes
-// CALL_PERMITTED or CALL_REJECTED; like Resilience4j's interrupted caller, a caller whose
-// context ends first gets CALL_REJECTED too.
+// CALL_PERMITTED or CALL_REJECTED; a caller whose context ends first gets CALL_REJECTED too.
 func (b *Bulkhead) Acquire(ctx context.Context) error {
 	if b == nil {
 		return ErrNilBulkhead
@@ -31,7 +30,7 @@ func (b *Bulkhead) Acquire(ctx context.Context) error {
 		b.publish(EventCallPermitted)
 		return nil
 	}
-	if b.maxWait <= 0 {
+	if b.maxWait.Load() <= 0 {
 		b.publish(EventCallRejected)
 		return b.fullErr
 	}
@@ -72,27 +71,41 @@ func (b *Bulkhead) ReleasePermission() {
 	}
 }
 
-// ChangeMaxConcurrentCalls sets the number of permits to n, in [1, MaxConcurrentCallsLimit],
-// while calls are in flight, as Resilience4j's changeConfig with a new maxConcurrentCalls.
-// Growing hands the new permits to waiting callers at once. Shrinking never blocks (unlike
-// Resilience4j, whose changeConfig waits to take the surplus permits back): calls already
-// running finish normally, and no new call is admitted until fewer than n are in flight.
-// MaxWaitDuration applies to callers that start waiting after the change, as in Resilience4j.
-func (b *Bulkhead) ChangeMaxConcurrentCalls(n int) error {
+// ChangeConfig replaces b's configuration while calls are in flight, as Resilience4j's
+// Bulkhead.changeConfig; like New it fills zero fields with their defaults and refuses a field
+// out of range with an error naming it, changing nothing. To change one field, start from
+// b.Config():
+//
+//	cfg := bh.Config()
+//	cfg.MaxWaitDuration = 2 * time.Second
+//	err := bh.ChangeConfig(cfg)
+//
+// A larger MaxConcurrentCalls hands the new permits to waiting callers at once. A smaller one
+// never blocks: calls already running finish normally, and no new call is admitted until fewer
+// than the new maximum are in flight; NoConcurrentCalls admits none. MaxWaitDuration and
+// DisableFairCallHandling apply to the callers that arrive after the change: a caller already
+// waiting keeps the deadline it started with and its place in the queue, which is always
+// served first come, first served.
+func (b *Bulkhead) ChangeConfig(cfg Config) error {
 	if b == nil {
 		return ErrNilBulkhead
 	}
-	if err := validateMaxConcurrentCalls(n); err != nil {
+	cfg = cfg.withDefaults()
+	if err := cfg.validate(); err != nil {
 		return err
 	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.maxWait.Store(int64(cfg.MaxWaitDuration))
+	b.fair.Store(!cfg.DisableFairCallHandling)
 	for {
 		s := b.state.Load()
 		_, in := unpack(s)
-		if b.state.CompareAndSwap(s, pack(uint64(n), in)) {
+		if b.state.CompareAndSwap(s, pack(cfg.permits(), in)) {
 			break
 		}
 	}
-	b.handOff()
+	b.grantLocked()
 	return nil
 }
 
@@ -100,7 +113,7 @@ func (b *Bulkhead) ChangeMaxConcurrentCalls(n int) error {
 // mode it steps aside as soon as someone waits, so that the queue is served first.
 func (b *Bulkhead) tryEnter() bool {
 	for {
-		if b.fair && b.waiting.Load() != 0 {
+		if b.fair.Load() && b.waiting.Load() != 0 {
 			return false
 		}
 		s := b.state.Load()

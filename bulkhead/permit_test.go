@@ -292,17 +292,17 @@ func TestWaiterThatGivesUpLeavesTheQueueInPlace(t *testing.T) {
 	})
 }
 
-func TestChangeMaxConcurrentCallsGrowthWakesWaiters(t *testing.T) {
+func TestChangeConfigGrowthWakesWaiters(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		b := newBulkhead(t, bulkhead.Config{MaxConcurrentCalls: 1, MaxWaitDuration: time.Hour})
 		require.True(t, b.TryAcquire())
 		got := startWaiters(t, b, 3)
 		start := time.Now()
-		require.NoError(t, b.ChangeMaxConcurrentCalls(3))
+		require.NoError(t, resize(b, 3))
 		assert.ElementsMatch(t, []int{0, 1}, []int{<-got, <-got}, "the two first waiters get the two new permits")
 		assert.Zero(t, time.Since(start), "growth hands the new permits over at once")
 		assert.Equal(t, metrics(0, 3, 1), b.Metrics())
-		require.NoError(t, b.ChangeMaxConcurrentCalls(5))
+		require.NoError(t, resize(b, 5))
 		assert.Equal(t, 2, <-got)
 		assert.Equal(t, metrics(1, 5, 0), b.Metrics())
 		assert.Equal(t, 5, b.Config().MaxConcurrentCalls)
@@ -313,12 +313,12 @@ func TestChangeMaxConcurrentCallsGrowthWakesWaiters(t *testing.T) {
 	})
 }
 
-func TestChangeMaxConcurrentCallsShrinkWhileInFlightClampsAvailableAtZero(t *testing.T) {
+func TestChangeConfigShrinkWhileInFlightClampsAvailableAtZero(t *testing.T) {
 	b := newBulkhead(t, bulkhead.Config{MaxConcurrentCalls: 5})
 	for range 4 {
 		require.True(t, b.TryAcquire())
 	}
-	require.NoError(t, b.ChangeMaxConcurrentCalls(2)) // returns at once: nothing waits for the 4 calls
+	require.NoError(t, resize(b, 2)) // returns at once: nothing waits for the 4 calls
 	assert.Equal(t, metrics(0, 2, 0), b.Metrics())
 	assert.False(t, b.TryAcquire(), "4 in flight, max 2")
 	b.Release() // 3 in flight

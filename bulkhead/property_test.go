@@ -56,21 +56,28 @@ type realWaiter struct {
 }
 
 // TestBulkheadMatchesModel drives a bulkhead with random acquisitions, releases, changes of the
-// maximum, waiters, cancellations and the passing of time, and checks after every step that
+// configuration, waiters, cancellations and the passing of time, and checks after every step that
 // its metrics and the outcome of every waiter are those of the model.
 func TestBulkheadMatchesModel(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		rapid.Check(bubbleTB{t}, func(rt *rapid.T) {
-			m := &model{
-				max:  rapid.IntRange(1, 4).Draw(rt, "max"),
-				fair: rapid.Bool().Draw(rt, "fair"),
+			drawConfig := func(rt *rapid.T) bulkhead.Config {
+				cfg := bulkhead.Config{
+					MaxConcurrentCalls:      rapid.SampledFrom([]int{bulkhead.NoConcurrentCalls, 1, 2, 3, 4}).Draw(rt, "max"),
+					DisableFairCallHandling: rapid.Bool().Draw(rt, "unfair"),
+				}
+				if rapid.Bool().Draw(rt, "waits") {
+					cfg.MaxWaitDuration = time.Duration(rapid.IntRange(1, 100).Draw(rt, "maxWaitMs")) * time.Millisecond
+				}
+				return cfg
 			}
-			if rapid.Bool().Draw(rt, "waits") {
-				m.maxWait = time.Duration(rapid.IntRange(1, 100).Draw(rt, "maxWaitMs")) * time.Millisecond
+			m := &model{}
+			apply := func(cfg bulkhead.Config) {
+				m.max, m.maxWait, m.fair = max(cfg.MaxConcurrentCalls, 0), cfg.MaxWaitDuration, !cfg.DisableFairCallHandling
 			}
-			b, err := bulkhead.New("model", bulkhead.Config{
-				MaxConcurrentCalls: m.max, MaxWaitDuration: m.maxWait, DisableFairCallHandling: !m.fair,
-			})
+			cfg := drawConfig(rt)
+			apply(cfg)
+			b, err := bulkhead.New("model", cfg)
 			if err != nil {
 				rt.Fatal(err)
 			}
@@ -139,12 +146,14 @@ func TestBulkheadMatchesModel(t *testing.T) {
 					}
 					check()
 				},
-				"ChangeMaxConcurrentCalls": func(rt *rapid.T) {
-					n := rapid.IntRange(1, 5).Draw(rt, "n")
-					if err := b.ChangeMaxConcurrentCalls(n); err != nil {
+				"ChangeConfig": func(rt *rapid.T) {
+					// The waiters already queued keep their deadlines; later ones use the new
+					// MaxWaitDuration and fairness.
+					cfg := drawConfig(rt)
+					if err := b.ChangeConfig(cfg); err != nil {
 						rt.Fatal(err)
 					}
-					m.max = n
+					apply(cfg)
 					m.grant()
 					check()
 				},

@@ -57,9 +57,10 @@ func (b *Bulkhead) wait(ctx context.Context) error {
 	}
 	w := &waiter{ready: make(chan struct{})}
 	b.queue.push(w)
+	maxWait := time.Duration(b.maxWait.Load()) // read under mu: a ChangeConfig is before or after
 	b.mu.Unlock()
 
-	timer := time.NewTimer(b.maxWait)
+	timer := time.NewTimer(maxWait)
 	defer timer.Stop()
 	select {
 	case <-w.ready:

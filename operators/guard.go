@@ -15,7 +15,8 @@ import (
 //
 //	Fallback(Retry(CircuitBreaker(RateLimiter(TimeLimiter(Bulkhead(Lazy(src)))))))
 //
-// Each attempt asks the breaker's permission, takes one rate-limiter permission, runs under
+// Each attempt asks the breaker's permission, takes one rate-limiter permission (Permits for
+// more), runs under
 // the time limit (TimeLimit, default BoundEachElement) and holds a bulkhead permit for its
 // whole life; src is called inside all of them, so an error or a panic while building the
 // stream is an attempt's failure that the breaker records, Retry retries and fb answers.
@@ -25,7 +26,8 @@ import (
 // fields of ps are skipped. See each operator for its rules.
 //
 // Guard returns an error, and builds nothing, when src is nil (levee.ErrNilCall), or when an
-// option is invalid or does not apply (TimeLimit without ps.TimeLimiter included).
+// option is invalid or does not apply (TimeLimit without ps.TimeLimiter, Permits without
+// ps.RateLimiter included).
 func Guard(ps levee.Patterns, fb *fallback.Fallback[rxgo.Observable], src Source, opts ...Option) (rxgo.Observable, error) {
 	set, err := collect("Guard", perSubscription, opts)
 	if err != nil {
@@ -36,6 +38,9 @@ func Guard(ps levee.Patterns, fb *fallback.Fallback[rxgo.Observable], src Source
 	}
 	if set.bounds != 0 && ps.TimeLimiter == nil {
 		return nil, errors.New("operators: TimeLimit needs a Patterns.TimeLimiter")
+	}
+	if set.permits != 0 && ps.RateLimiter == nil {
+		return nil, errors.New("operators: Permits needs a Patterns.RateLimiter")
 	}
 	var layers []Operator
 	if ps.Bulkhead != nil {
@@ -49,7 +54,11 @@ func Guard(ps levee.Patterns, fb *fallback.Fallback[rxgo.Observable], src Source
 		layers = append(layers, tl)
 	}
 	if ps.RateLimiter != nil {
-		layers = append(layers, RateLimiter(ps.RateLimiter))
+		rl, err := RateLimiter(ps.RateLimiter, Permits(set.permitsOr1()))
+		if err != nil {
+			return nil, err
+		}
+		layers = append(layers, rl)
 	}
 	if ps.CircuitBreaker != nil {
 		layers = append(layers, CircuitBreaker(ps.CircuitBreaker))

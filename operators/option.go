@@ -24,6 +24,7 @@ type scope uint8
 const (
 	perEmission     scope = 1 << iota // Map, MapResults, Filter, FlatMap
 	perSubscription                   // Guard
+	perRateLimiter                    // RateLimiter
 )
 
 type settings struct {
@@ -33,6 +34,7 @@ type settings struct {
 	buffer      int
 	fallback    any // func(context.Context, V, error) (R, error), checked by the operator
 	bounds      TimeBound
+	permits     int   // 0: one
 	err         error // the first invalid option
 }
 
@@ -196,3 +198,23 @@ func TimeLimit(b TimeBound) Option {
 		s.bounds = b
 	}}
 }
+
+// Permits makes the subscription take n permissions of its RateLimiter instead of one, as
+// Resilience4j's RateLimiterOperator with a number of permits: they are taken once, when the
+// subscription (each attempt, under Guard) starts. n must be at least 1; a subscription that
+// asks for more than the limiter's LimitForPeriod fails with an error matching
+// ratelimiter.ErrInvalidPermits. Guard needs a Patterns.RateLimiter for it.
+//
+// It applies to RateLimiter and Guard.
+func Permits(n int) Option {
+	return Option{name: "Permits", scope: perRateLimiter | perSubscription, apply: func(s *settings) {
+		if n < 1 {
+			s.invalid("Permits must be >= 1, got %d", n)
+			return
+		}
+		s.permits = n
+	}}
+}
+
+// permitsOr1 returns the number of permissions Permits asked for, or one.
+func (s *settings) permitsOr1() int { return max(s.permits, 1) }

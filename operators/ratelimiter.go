@@ -8,21 +8,29 @@ import (
 	"github.com/reactivex/rxgo/v2"
 )
 
-// RateLimiter returns an Operator that takes one permission of rl for each subscription, as
-// Resilience4j's RateLimiterOperator:
+// RateLimiter returns an Operator that takes permissions of rl once per subscription, as
+// Resilience4j's RateLimiterOperator: one, or n with Permits(n):
 //
-//   - the permission is taken when the subscription starts, waiting for it as
+//   - the permissions are taken when the subscription starts, waiting for them as
 //     rl.AcquirePermission allows (within TimeoutDuration; a wait that could not fit is
 //     refused at once); a refusal is the subscription's only item, an error item carrying the
 //     *ratelimiter.RequestNotPermittedError, and the upstream is never observed. A consumer
-//     that cancels while waiting hands the reservation back;
+//     that cancels while waiting hands the reservation back. Asking for more permissions than
+//     rl's LimitForPeriod fails the subscription with an error matching
+//     ratelimiter.ErrInvalidPermits;
 //   - with DrainPermissionsOnResult, every value item is offered to rl.OnResult before it is
 //     forwarded, and the upstream's error to rl.OnError, as Resilience4j's operator.
 //
 // Resilience4j's operator delays the subscription by the reserved wait and cannot give the
 // reservation back; levee's waits cancellably. A nil rl fails every subscription with
-// ratelimiter.ErrNilRateLimiter.
-func RateLimiter(rl *ratelimiter.RateLimiter) Operator {
+// ratelimiter.ErrNilRateLimiter. RateLimiter returns an error, and no Operator, when an
+// option is invalid or does not apply (only Permits does).
+func RateLimiter(rl *ratelimiter.RateLimiter, opts ...Option) (Operator, error) {
+	set, err := collect("RateLimiter", perRateLimiter, opts)
+	if err != nil {
+		return nil, err
+	}
+	permits := set.permitsOr1()
 	var onValue func(any)
 	if rl != nil && rl.Config().DrainPermissionsOnResult != nil {
 		onValue = rl.OnResult
@@ -33,7 +41,7 @@ func RateLimiter(rl *ratelimiter.RateLimiter) Operator {
 				fail(ctx, next, ratelimiter.ErrNilRateLimiter)
 				return
 			}
-			if err := rl.AcquirePermission(ctx, 1); err != nil {
+			if err := rl.AcquirePermission(ctx, permits); err != nil {
 				if !safe.CallerCancelled(ctx, err) {
 					fail(ctx, next, err)
 				}
@@ -54,5 +62,5 @@ func RateLimiter(rl *ratelimiter.RateLimiter) Operator {
 				fail(ctx, next, r.err)
 			}
 		})
-	}
+	}, nil
 }

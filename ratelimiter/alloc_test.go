@@ -37,3 +37,29 @@ func TestNoAllocationsWithoutWaiting(t *testing.T) {
 	}
 	assert.Positive(t, local)
 }
+
+// A refusal returns the limiter's one *RequestNotPermittedError: it allocates nothing, names the
+// limiter and matches the sentinel, whether the cycle is exhausted or the wait is too long.
+func TestRefusalDoesNotAllocate(t *testing.T) {
+	rl, err := ratelimiter.New("payments", ratelimiter.Config{
+		LimitForPeriod: 1, LimitRefreshPeriod: time.Hour, TimeoutDuration: ratelimiter.NoWait})
+	assert.NoError(t, err)
+	ctx := context.Background()
+	assert.NoError(t, rl.AcquirePermission(ctx, 1))
+	var last error
+	for name, f := range map[string]func(){
+		"AcquirePermission": func() { last = rl.AcquirePermission(ctx, 1) },
+		"ReservePermission": func() { _, last = rl.ReservePermission(1) },
+		"Execute": func() {
+			_, last = ratelimiter.Execute(ctx, rl, func(context.Context) (int, error) { return 1, nil })
+		},
+	} {
+		assert.Zero(t, testing.AllocsPerRun(100, f), name)
+		assert.EqualError(t, last, "ratelimiter: RateLimiter 'payments' does not permit further calls", name)
+		assert.ErrorIs(t, last, ratelimiter.ErrRequestNotPermitted, name)
+		var rnp *ratelimiter.RequestNotPermittedError
+		if assert.ErrorAs(t, last, &rnp, name) {
+			assert.Equal(t, "payments", rnp.Name, name)
+		}
+	}
+}

@@ -52,9 +52,37 @@ func TestChangeLimitForPeriodLowersFromTheNextCycle(t *testing.T) {
 	})
 }
 
-// Reservations granted before a change keep their cycles, and those cycles keep their limit;
-// the new limit applies from the cycle after the last reserved one.
-func TestChangeLimitForPeriodKeepsReservedCycles(t *testing.T) {
+// Resilience4j's AtomicRateLimiter: limit 1 per 250ms; at the start of cycle 1 one caller takes
+// its permission and a second waits for cycle 2; the limit then changes to 2. The reservation
+// counts against the new limit of cycle 2, which has one permission left.
+func TestChangeLimitForPeriodCountsTheReservationOfTheNextCycle(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		const period = 250 * time.Millisecond
+		rl := newLimiter(t, 1, period, time.Second)
+		start := time.Now()
+		time.Sleep(period) // the start of cycle 1
+		require.NoError(t, rl.AcquirePermission(t.Context(), 1))
+		woke := make(chan time.Duration, 1)
+		go func() {
+			assert.NoError(t, rl.AcquirePermission(t.Context(), 1))
+			woke <- time.Since(start)
+		}()
+		synctest.Wait()
+		require.NoError(t, rl.ChangeLimitForPeriod(2))
+		assert.Equal(t, ratelimiter.Metrics{AvailablePermissions: -1, NumberOfWaitingCalls: 1,
+			NanosToWait: period, Cycle: 1}, rl.Metrics(), "one more permission waits for cycle 2")
+
+		time.Sleep(period + time.Nanosecond) // just after cycle 2 starts
+		assert.Equal(t, 2*period, <-woke, "the waiter keeps its cycle")
+		assert.Equal(t, ratelimiter.Metrics{AvailablePermissions: 1, Cycle: 2}, rl.Metrics())
+		assert.Equal(t, []time.Duration{0, period - time.Nanosecond}, reserveWaits(t, rl, 2))
+	})
+}
+
+// The new limit applies from the next cycle, the permissions already reserved counting against
+// it, with Resilience4j's waits. When reservations reach further, the cycles before the last one
+// holding them keep their limit: their waiters proceed in them whatever the new limit.
+func TestChangeLimitForPeriodCountsReservations(t *testing.T) {
 	s := time.Second
 	for _, tc := range []struct {
 		name      string
@@ -64,14 +92,15 @@ func TestChangeLimitForPeriodKeepsReservedCycles(t *testing.T) {
 		available int             // right after the change
 		waits     []time.Duration // of the next reservations
 	}{
-		// Cycle 1 full with 2, cycle 2 has 1 of 2 and one left; 5 from cycle 3.
-		{"raise", 2, 3, 5, -3, []time.Duration{2 * s, 3 * s, 3 * s, 3 * s, 3 * s, 3 * s, 4 * s}},
-		// Cycle 1 has 4 of 5 and one left; 2 from cycle 2.
-		{"cut", 5, 4, 2, -4, []time.Duration{s, 2 * s, 2 * s, 3 * s}},
-		// Cycle 1 has 1 of 5 and four left; 2 from cycle 2.
-		{"cut with room", 5, 1, 2, -1, []time.Duration{s, s, s, s, 2 * s, 2 * s, 3 * s}},
-		// Cycle 1 exactly full, nothing in cycle 2: 3 from cycle 2.
-		{"boundary", 2, 2, 3, -2, []time.Duration{2 * s, 2 * s, 2 * s, 3 * s}},
+		// Cycle 1 full with 2 and keeps its limit; cycle 2 holds 1 of 5 and has 4 left.
+		{"raise", 2, 3, 5, -3, []time.Duration{2 * s, 2 * s, 2 * s, 2 * s, 3 * s, 3 * s, 3 * s}},
+		// Cycle 1 holds 4, two more than the new limit: they count against cycle 2 too, as in
+		// Resilience4j, whose waits are ⌈(1 − (permissions + 2))/2⌉ cycles and the rest of this one.
+		{"cut", 5, 4, 2, -4, []time.Duration{3 * s, 3 * s, 4 * s, 4 * s}},
+		// Cycle 1 holds 1 of 2 and has one left.
+		{"cut with room", 5, 1, 2, -1, []time.Duration{s, 2 * s, 2 * s, 3 * s, 3 * s, 4 * s, 4 * s}},
+		// Cycle 1 holds 2 of 3 and has one left.
+		{"boundary", 2, 2, 3, -2, []time.Duration{s, 2 * s, 2 * s, 2 * s}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
@@ -93,19 +122,19 @@ func TestChangeLimitForPeriodTwiceWithReservations(t *testing.T) {
 		require.NoError(t, rl.AcquirePermission(t.Context(), 2))
 		reserveWaits(t, rl, 3) // cycle 1: 2, cycle 2: 1 of 2
 		require.NoError(t, rl.ChangeLimitForPeriod(3))
-		// Cycle 2 keeps its limit of 2; cycle 3 has 3.
-		assert.Equal(t, []time.Duration{2 * s, 3 * s, 3 * s}, reserveWaits(t, rl, 3))
-		require.NoError(t, rl.ChangeLimitForPeriod(4)) // from cycle 4: cycle 3 holds 2 of 3
-		assert.Equal(t, -6, available(rl), "2 in cycle 1, 2 in cycle 2, 2 in cycle 3")
+		// Cycle 1 keeps its limit of 2; cycle 2 has 3, one of them reserved.
+		assert.Equal(t, []time.Duration{2 * s, 2 * s, 3 * s}, reserveWaits(t, rl, 3))
+		require.NoError(t, rl.ChangeLimitForPeriod(4)) // from cycle 3, which holds 1
+		assert.Equal(t, -6, available(rl), "2 in cycle 1, 3 in cycle 2, 1 in cycle 3")
 
 		time.Sleep(1500 * time.Millisecond)
 		assert.Equal(t, ratelimiter.Metrics{AvailablePermissions: -4, NanosToWait: 1500 * time.Millisecond, Cycle: 1},
 			rl.Metrics())
 		time.Sleep(time.Second)
-		assert.Equal(t, ratelimiter.Metrics{AvailablePermissions: -2, NanosToWait: 500 * time.Millisecond, Cycle: 2},
+		assert.Equal(t, ratelimiter.Metrics{AvailablePermissions: -1, NanosToWait: 500 * time.Millisecond, Cycle: 2},
 			rl.Metrics())
 		time.Sleep(time.Second)
-		assert.Equal(t, ratelimiter.Metrics{AvailablePermissions: 1, Cycle: 3}, rl.Metrics(), "3 minus 2 reserved")
+		assert.Equal(t, ratelimiter.Metrics{AvailablePermissions: 3, Cycle: 3}, rl.Metrics(), "4 minus 1 reserved")
 		time.Sleep(time.Second)
 		assert.Equal(t, ratelimiter.Metrics{AvailablePermissions: 4, Cycle: 4}, rl.Metrics())
 	})

@@ -23,13 +23,13 @@ const NoWait time.Duration = -1
 // configuration uses 5×10⁸ of the 2⁴⁰ (about 1.1×10¹²).
 const MaxReservablePermissions = 1 << 40
 
-// Config configures a RateLimiter. The zero value of every field means Resilience4j's default;
+// Config configures a RateLimiter. The zero value of every field means its default;
 // DefaultConfig returns them filled in.
 type Config struct {
 	// LimitForPeriod is the number of permissions of each cycle. Default 50; at least 1.
 	LimitForPeriod int
 
-	// LimitRefreshPeriod is the length of a cycle. Default 500ns (Resilience4j's); at least 1ns.
+	// LimitRefreshPeriod is the length of a cycle. Default 500ns; at least 1ns.
 	LimitRefreshPeriod time.Duration
 
 	// TimeoutDuration is the longest a caller may be made to wait for a reserved permission;
@@ -43,7 +43,7 @@ type Config struct {
 	DrainPermissionsOnResult func(result any, err error) bool
 }
 
-// DefaultConfig returns Resilience4j's defaults: 50 permissions per 500ns cycle, a 5s timeout
+// DefaultConfig returns the defaults: 50 permissions per 500ns cycle, a 5s timeout
 // and no draining.
 func DefaultConfig() Config {
 	return Config{
@@ -68,7 +68,7 @@ func (cfg Config) withDefaults() (Config, error) {
 		return cfg, err
 	}
 	if cfg.LimitRefreshPeriod < 1 {
-		return cfg, fmt.Errorf("ratelimiter: LimitRefreshPeriod must be at least 1ns, got %v",
+		return cfg, fmt.Errorf("ratelimiter: LimitRefreshPeriod must be >= 1ns, got %v",
 			cfg.LimitRefreshPeriod)
 	}
 	if err := checkTimeout(cfg.TimeoutDuration); err != nil {
@@ -80,14 +80,14 @@ func (cfg Config) withDefaults() (Config, error) {
 
 func checkLimit(n int) error {
 	if n < 1 {
-		return fmt.Errorf("ratelimiter: LimitForPeriod must be at least 1, got %d", n)
+		return fmt.Errorf("ratelimiter: LimitForPeriod must be >= 1, got %d", n)
 	}
 	return nil
 }
 
 func checkTimeout(d time.Duration) error {
 	if d < 0 && d != NoWait {
-		return fmt.Errorf("ratelimiter: TimeoutDuration must be at least 0 or NoWait, got %v", d)
+		return fmt.Errorf("ratelimiter: TimeoutDuration must be >= 0 or NoWait, got %v", d)
 	}
 	return nil
 }

@@ -54,15 +54,15 @@ func TestInvalidConfigIsRefused(t *testing.T) {
 		want string
 	}{
 		{"LimitForPeriod negative", ratelimiter.Config{LimitForPeriod: -1},
-			"ratelimiter: LimitForPeriod must be at least 1, got -1"},
+			"ratelimiter: LimitForPeriod must be >= 1, got -1"},
 		{"LimitForPeriod min int", ratelimiter.Config{LimitForPeriod: math.MinInt},
-			"ratelimiter: LimitForPeriod must be at least 1, got -9223372036854775808"},
+			"ratelimiter: LimitForPeriod must be >= 1, got -9223372036854775808"},
 		{"LimitRefreshPeriod negative", ratelimiter.Config{LimitRefreshPeriod: -time.Second},
-			"ratelimiter: LimitRefreshPeriod must be at least 1ns, got -1s"},
+			"ratelimiter: LimitRefreshPeriod must be >= 1ns, got -1s"},
 		{"TimeoutDuration negative", ratelimiter.Config{TimeoutDuration: -2},
-			"ratelimiter: TimeoutDuration must be at least 0 or NoWait, got -2ns"},
+			"ratelimiter: TimeoutDuration must be >= 0 or NoWait, got -2ns"},
 		{"TimeoutDuration min", ratelimiter.Config{TimeoutDuration: math.MinInt64},
-			"ratelimiter: TimeoutDuration must be at least 0 or NoWait, got -2562047h47m16.854775808s"},
+			"ratelimiter: TimeoutDuration must be >= 0 or NoWait, got -2562047h47m16.854775808s"},
 		{"LimitForPeriod above MaxReservablePermissions", ratelimiter.Config{LimitForPeriod: 1 << 40},
 			"ratelimiter: LimitForPeriod × (TimeoutDuration/LimitRefreshPeriod + 2) must be at most " +
 				"1099511627776 (MaxReservablePermissions), got 1099511627776 × 10000002"},
@@ -99,14 +99,14 @@ func TestInvalidChangesAreRefusedAndChangeNothing(t *testing.T) {
 		want   string
 	}{
 		{"LimitForPeriod zero", func() error { return rl.ChangeLimitForPeriod(0) },
-			"ratelimiter: LimitForPeriod must be at least 1, got 0"},
+			"ratelimiter: LimitForPeriod must be >= 1, got 0"},
 		{"LimitForPeriod negative", func() error { return rl.ChangeLimitForPeriod(-3) },
-			"ratelimiter: LimitForPeriod must be at least 1, got -3"},
+			"ratelimiter: LimitForPeriod must be >= 1, got -3"},
 		{"LimitForPeriod above MaxReservablePermissions", func() error { return rl.ChangeLimitForPeriod(1 << 34) },
 			"ratelimiter: LimitForPeriod × (TimeoutDuration/LimitRefreshPeriod + 2) must be at most " +
 				"1099511627776 (MaxReservablePermissions), got 17179869184 × 102"},
 		{"TimeoutDuration negative", func() error { return rl.ChangeTimeoutDuration(-time.Second) },
-			"ratelimiter: TimeoutDuration must be at least 0 or NoWait, got -1s"},
+			"ratelimiter: TimeoutDuration must be >= 0 or NoWait, got -1s"},
 		{"TimeoutDuration too long", func() error { return rl.ChangeTimeoutDuration(time.Hour) },
 			"ratelimiter: LimitForPeriod × (TimeoutDuration/LimitRefreshPeriod + 2) must be at most " +
 				"1099511627776 (MaxReservablePermissions), got 10 × 3600000000002"},

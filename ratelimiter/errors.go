@@ -22,7 +22,8 @@ var ErrRequestNotPermitted error = rejection("ratelimiter: request not permitted
 // RequestNotPermittedError is the error a rate limiter refuses a request with, as Resilience4j's
 // RequestNotPermitted. It matches ErrRequestNotPermitted with errors.Is and is a levee rejection
 // (levee.IsRejection), which retry does not retry and a circuit breaker does not record unless
-// configured to.
+// configured to. Each limiter returns one preallocated value for all its refusals, so that
+// refusing allocates nothing: treat it as read-only.
 type RequestNotPermittedError struct {
 	// Name is the name of the limiter that refused.
 	Name string

@@ -16,7 +16,7 @@ const (
 	EventDrained
 )
 
-// String returns Resilience4j's name of the type, e.g. "SUCCESSFUL_ACQUIRE".
+// String returns the name of the type, e.g. "SUCCESSFUL_ACQUIRE".
 func (t EventType) String() string {
 	switch t {
 	case EventSuccessfulAcquire:

@@ -81,12 +81,12 @@ func ExampleConfig_drainPermissionsOnResult() {
 			fmt.Println("drained", e.Permits, "permissions")
 		}
 	})
-	search := ratelimiter.Decorate(rl, func(ctx context.Context) ([]string, error) {
+	search := func(ctx context.Context) ([]string, error) {
 		return nil, errTooManyRequests
-	})
-	_, err := search(context.Background())
+	}
+	_, err := ratelimiter.Execute(context.Background(), rl, search)
 	fmt.Println(err)
-	_, err = search(context.Background())
+	_, err = ratelimiter.Execute(context.Background(), rl, search)
 	fmt.Println(err)
 	// Output:
 	// drained 9 permissions

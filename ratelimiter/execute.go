@@ -42,10 +42,3 @@ func Execute[T any](ctx context.Context, rl *RateLimiter, call func(context.Cont
 	}
 	return v, err
 }
-
-// Decorate returns call guarded by rl: each invocation runs Execute(ctx, rl, call).
-func Decorate[T any](rl *RateLimiter, call func(context.Context) (T, error)) func(context.Context) (T, error) {
-	return func(ctx context.Context) (T, error) {
-		return Execute(ctx, rl, call)
-	}
-}

@@ -200,27 +200,6 @@ func TestExecuteRefusesNils(t *testing.T) {
 	})
 }
 
-func TestDecorate(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		rl := newLimiter(t, 2, time.Second, ratelimiter.NoWait)
-		calls := 0
-		guarded := ratelimiter.Decorate(rl, func(_ context.Context) (int, error) { calls++; return calls, nil })
-		for want := 1; want <= 2; want++ {
-			v, err := guarded(t.Context())
-			require.NoError(t, err)
-			assert.Equal(t, want, v)
-		}
-		_, err := guarded(t.Context())
-		assert.ErrorIs(t, err, ratelimiter.ErrRequestNotPermitted)
-		assert.Equal(t, 2, calls)
-
-		_, err = ratelimiter.Decorate[int](rl, nil)(t.Context())
-		assert.ErrorIs(t, err, levee.ErrNilCall)
-		_, err = ratelimiter.Decorate(nil, func(context.Context) (int, error) { return 1, nil })(t.Context())
-		assert.ErrorIs(t, err, ratelimiter.ErrNilRateLimiter)
-	})
-}
-
 func TestOnResultAndOnErrorWithoutPredicateDoNothing(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		rl := newLimiter(t, 3, time.Second, 5*time.Second)

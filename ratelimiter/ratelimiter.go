@@ -2,6 +2,7 @@ package ratelimiter
 
 import (
 	"context"
+	"math"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -21,8 +22,10 @@ type RateLimiter struct {
 	epoch   atomic.Pointer[epoch]
 	timeout atomic.Int64 // nanoseconds; 0 for NoWait
 	period  int64
+	recip   uint64 // ⌊(2⁶⁴−1)/period⌋, see cycle
 	created time.Time
 	name    string
+	refused *RequestNotPermittedError // returned for every refusal: refusing allocates nothing
 	drain   func(result any, err error) bool
 	events  event.Publisher[Event]
 
@@ -47,8 +50,10 @@ func New(name string, cfg Config) (*RateLimiter, error) {
 	}
 	rl := &RateLimiter{
 		period:  int64(cfg.LimitRefreshPeriod),
+		recip:   math.MaxUint64 / uint64(cfg.LimitRefreshPeriod),
 		created: time.Now(),
 		name:    name,
+		refused: &RequestNotPermittedError{Name: name},
 		drain:   cfg.DrainPermissionsOnResult,
 	}
 	rl.epoch.Store(newEpoch(int64(cfg.LimitForPeriod), 0, 0, nil))
@@ -91,14 +96,15 @@ func (rl *RateLimiter) Config() Config {
 //   - otherwise, when the cycle of the n-th next free permission begins within
 //     TimeoutDuration, and before ctx's deadline if it has one, it reserves them, waits until
 //     then and returns nil;
-//   - otherwise it takes nothing and returns a *RequestNotPermittedError (errors.Is
+//   - otherwise it takes nothing and returns rl's *RequestNotPermittedError (errors.Is
 //     ErrRequestNotPermitted) at once, without waiting.
 //
 // When ctx is cancelled while it waits, it returns ctx.Err() and gives the reservation back if
 // no later reservation, drain or change of limit happened meanwhile (otherwise those
-// permissions stay unused, see the package comment). When ctx has already ended it returns ctx.Err() and takes nothing. n must be in
-// [1, LimitForPeriod], else the error matches ErrInvalidPermits. A nil ctx is Background.
-// A SuccessfulAcquire or FailedAcquire event reports the outcome.
+// permissions stay unused, see the package comment). When ctx has already ended it returns
+// ctx.Err() and takes nothing. n must be in [1, LimitForPeriod], else the error matches
+// ErrInvalidPermits. A nil ctx is Background. A SuccessfulAcquire or FailedAcquire event
+// reports the outcome. Taking a free permission reads the clock once and allocates nothing.
 func (rl *RateLimiter) AcquirePermission(ctx context.Context, n int) error {
 	if rl == nil {
 		return ErrNilRateLimiter
@@ -107,13 +113,17 @@ func (rl *RateLimiter) AcquirePermission(ctx context.Context, n int) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	timeout := rl.timeout.Load()
-	if deadline, ok := ctx.Deadline(); ok {
-		// A wait that would outlast ctx would only end in ctx.Err(), and its permissions
-		// might no longer be given back by then: refuse it now, like one beyond the timeout.
-		timeout = max(min(timeout, int64(time.Until(deadline))-1), 0)
+	switch taken, full := rl.takeFree(int64(n)); {
+	case taken:
+		if rl.events.Active() {
+			rl.publish(EventSuccessfulAcquire, n, 0, nil)
+		}
+		return nil
+	case full && rl.timeout.Load() == 0:
+		rl.publishRefusal(n, rl.refused)
+		return rl.refused
 	}
-	g, err := rl.take(int64(n), timeout)
+	g, err := rl.take(int64(n), ctx)
 	if err != nil {
 		rl.publishRefusal(n, err)
 		return err
@@ -160,7 +170,7 @@ func (rl *RateLimiter) ReservePermission(n int) (time.Duration, error) {
 	if rl == nil {
 		return 0, ErrNilRateLimiter
 	}
-	g, err := rl.take(int64(n), rl.timeout.Load())
+	g, err := rl.take(int64(n), nil)
 	if err != nil {
 		rl.publishRefusal(n, err)
 		return 0, err
@@ -174,8 +184,7 @@ func (rl *RateLimiter) ReservePermission(n int) (time.Duration, error) {
 // DrainPermissions takes every permission left in the current cycle, as Resilience4j's
 // drainPermissions, so that no further call starts before the next cycle; that cycle starts
 // full again. Reservations already made are kept: their callers proceed in their cycles. It
-// publishes a Drained event whose Permits is the number of permissions removed (Resilience4j's
-// AtomicRateLimiter reports min(permissions, 0) instead, a figure with no use).
+// publishes a Drained event whose Permits is the number of permissions removed.
 func (rl *RateLimiter) DrainPermissions() {
 	if rl == nil {
 		return
@@ -215,13 +224,15 @@ func (rl *RateLimiter) drains(result any, err error) (drain bool) {
 	return rl.drain(result, err)
 }
 
-// ChangeLimitForPeriod sets the permissions per cycle to n from the next cycle on; the current
-// cycle keeps the permissions it has. When permissions of later cycles are already reserved,
-// every cycle holding reservations keeps its limit (its waiters proceed in it) and n applies
-// from the cycle after the last of them. Requests for more than n permissions are refused at
-// once as invalid. n must be at least 1 and keep
-// n × (TimeoutDuration/LimitRefreshPeriod + 2) within MaxReservablePermissions; otherwise the
-// error names LimitForPeriod and nothing changes. Resilience4j's changeLimitForPeriod.
+// ChangeLimitForPeriod sets the permissions per cycle to n from the next cycle on, as
+// Resilience4j's changeLimitForPeriod: the current cycle keeps the permissions it has, and the
+// permissions already reserved in the next cycle count against n, so that cycle admits n in all,
+// or only its waiters when they are more than n (the excess counts against the cycles after).
+// When reservations reach beyond the next cycle, n applies from the last cycle holding them and
+// the cycles before it keep their limit, because their waiters proceed in them whatever n is.
+// Requests for more than n permissions are refused at once as invalid. n must be at least 1 and
+// keep n × (TimeoutDuration/LimitRefreshPeriod + 2) within MaxReservablePermissions; otherwise
+// the error names LimitForPeriod and nothing changes.
 func (rl *RateLimiter) ChangeLimitForPeriod(n int) error {
 	if rl == nil {
 		return ErrNilRateLimiter

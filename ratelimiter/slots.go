@@ -1,7 +1,9 @@
 package ratelimiter
 
 import (
+	"context"
 	"math"
+	"math/bits"
 	"time"
 )
 
@@ -38,8 +40,9 @@ import (
 // Changing the limit changes the mapping from slots to cycles. The mapping is held by an
 // immutable epoch (limit, cycle0, slot0): start(c) = slot0 + (c − cycle0)·limit from cycle0 on,
 // and older epochs, kept in prev, give the mapping before cycle0. A change installs a new epoch
-// whose cycle0 is the next cycle, or the cycle after the last one holding reservations, so the
-// current cycle and the cycles where reserved callers will proceed keep their limits. The word
+// whose cycle0 is the next cycle, or the last one holding reservations, and whose slot0 is that
+// cycle's first slot: the slots taken there count against the new limit, as Resilience4j's
+// permissions do, and the cycles before it keep their mapping (see relimited). The word
 // holds a generation next to the cursor: a compare-and-swap computed with an old epoch fails.
 //
 // Slot numbers grow with time (by limit per cycle), so an epoch is re-based — same mapping,
@@ -107,19 +110,18 @@ func rebased(e *epoch, u, c int64) (*epoch, int64) {
 	return newEpoch(e.limit, c, 0, nil), nu
 }
 
-// relimited builds the epoch in which limit applies from the next cycle. When permissions of
-// later cycles are reserved, every cycle holding reservations keeps its limit — its waiters
-// proceed in it — and limit applies from the cycle after the last of them. Slot numbers are
-// re-based on the current cycle c; the cursor keeps its place.
+// relimited builds the epoch in which limit applies from the next cycle, as Resilience4j's
+// changeLimitForPeriod: the permissions already taken or reserved count against the new limit,
+// the first of them in the cycle where the new limit starts. When reservations reach beyond
+// the next cycle, the new limit starts in the last cycle holding reservations, and the cycles
+// before it keep their mapping: their waiters proceed in them whatever the limit, so counting
+// their permissions in an earlier cycle would let a later one admit more than its limit. Slot
+// numbers are re-based on the current cycle c; the cursor keeps its place.
 func relimited(limit int64) func(e *epoch, u, c int64) (*epoch, int64) {
 	return func(e *epoch, u, c int64) (*epoch, int64) {
 		base := e.start(c)
 		f := max(u, base)
-		m := e.cycleOf(f) // the cycle the reservations reach
-		from := m + 1
-		if m > c && f == e.start(m) {
-			from = m // nothing reserved in m yet
-		}
+		from := max(c+1, e.cycleOf(f-1)) // f−1 is the last slot taken
 		return newEpoch(limit, from, e.start(from)-base, e.history(base, c)), f - base
 	}
 }
@@ -150,7 +152,7 @@ func (rl *RateLimiter) look() view {
 			continue
 		}
 		t := rl.elapsed()
-		c := t / rl.period
+		c := rl.cycle(t)
 		u := int64(w & slotMask)
 		if d := c - e.cycle0; d >= 0 && (d > e.dmax || u > rebaseAt) {
 			rl.install()
@@ -158,6 +160,18 @@ func (rl *RateLimiter) look() view {
 		}
 		return view{w: w, e: e, u: u, t: t, c: c}
 	}
+}
+
+// cycle returns t / period for t ≥ 0 without a division instruction, which takes tens of
+// cycles on common processors: recip = ⌊(2⁶⁴−1)/period⌋ ≥ 2⁶⁴/period − 1, so that
+// q = ⌊t·recip/2⁶⁴⌋ lies in (t/period − 1, t/period] and is the quotient or one less; the
+// remainder tells which.
+func (rl *RateLimiter) cycle(t int64) int64 {
+	q, _ := bits.Mul64(uint64(t), rl.recip)
+	if uint64(t)-q*uint64(rl.period) >= uint64(rl.period) {
+		q++
+	}
+	return int64(q)
 }
 
 func (rl *RateLimiter) elapsed() int64 {
@@ -180,7 +194,7 @@ func (rl *RateLimiter) installLocked(change func(e *epoch, u, c int64) (*epoch, 
 	for {
 		w := rl.state.Load()
 		u := int64(w & slotMask)
-		c := rl.elapsed() / rl.period
+		c := rl.cycle(rl.elapsed())
 		d := c - e.cycle0
 		due := d >= 0 && (d > e.dmax || u > rebaseAt)
 		if change == nil && !due {
@@ -208,9 +222,33 @@ type grant struct {
 	permits int64
 }
 
-// take takes p permits, or reserves them when the wait for them fits in timeout; a single
-// compare-and-swap publishes it. It takes nothing when it returns an error.
-func (rl *RateLimiter) take(p, timeout int64) (grant, error) {
+// takeFree is the common path of take, reading the clock once: it takes p permits of the
+// current cycle when they are free (taken), or reports that they are not (full), in which case
+// a request that may not wait is refused without more ado. It reads the word, the epoch and the
+// clock in look's order, and leaves every other case (a stale epoch, a re-base due, an invalid
+// p, a lost race, a request that may wait) to take.
+func (rl *RateLimiter) takeFree(p int64) (taken, full bool) {
+	w := rl.state.Load()
+	e := rl.epoch.Load()
+	c := rl.cycle(rl.elapsed())
+	d := c - e.cycle0
+	u := int64(w & slotMask)
+	if w>>slotBits != e.gen || d < 0 || d > e.dmax || u > rebaseAt || p < 1 || p > e.limit {
+		return false, false
+	}
+	base := e.slot0 + d*e.limit
+	end := max(u, base) + p
+	if end > base+e.limit {
+		return false, true
+	}
+	return rl.state.CompareAndSwap(w, w&^slotMask|uint64(end)), false
+}
+
+// take takes p permits, or reserves them when the wait for them fits in the timeout (see
+// timeoutFor; ctx is nil for a request that does not wait); a single compare-and-swap publishes
+// it. It takes nothing when it returns an error. The timeout is only looked at when the
+// permits are not free now, so that the common path reads the clock once.
+func (rl *RateLimiter) take(p int64, ctx context.Context) (grant, error) {
 	for {
 		v := rl.look()
 		if p < 1 || p > v.e.limit {
@@ -219,10 +257,14 @@ func (rl *RateLimiter) take(p, timeout int64) (grant, error) {
 		end := v.first() + p
 		var wait int64
 		if end > v.e.start(v.c+1) { // the last slot is in a later cycle
+			timeout := rl.timeoutFor(ctx)
+			if timeout == 0 {
+				return grant{}, rl.refused // any wait is too long
+			}
 			k := v.e.cycleOf(end - 1)
 			var ok bool
 			if wait, ok = waitFor(k-v.c, v.t-v.c*rl.period, rl.period, timeout); !ok {
-				return grant{}, &RequestNotPermittedError{Name: rl.name}
+				return grant{}, rl.refused
 			}
 		}
 		w := v.w&^slotMask | uint64(end)
@@ -230,6 +272,20 @@ func (rl *RateLimiter) take(p, timeout int64) (grant, error) {
 			return grant{wait: wait, end: w, permits: p}, nil
 		}
 	}
+}
+
+// timeoutFor returns the longest wait a request may be given: TimeoutDuration, shortened to
+// end before ctx's deadline when ctx has one. A wait that would outlast ctx would only end in
+// ctx.Err(), and its permissions might no longer be given back by then: it is refused now,
+// like one beyond the timeout.
+func (rl *RateLimiter) timeoutFor(ctx context.Context) int64 {
+	timeout := rl.timeout.Load()
+	if timeout > 0 && ctx != nil {
+		if deadline, ok := ctx.Deadline(); ok {
+			timeout = max(min(timeout, int64(time.Until(deadline))-1), 0)
+		}
+	}
+	return timeout
 }
 
 // giveBack returns g's permits if nobody took any after them.

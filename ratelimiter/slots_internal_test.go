@@ -150,11 +150,11 @@ func TestHistoryKeepsOnlyTheEpochsStillNeeded(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		rl := mustNew(t, 2, time.Second, 10*time.Second)
 		require.NoError(t, rl.AcquirePermission(t.Context(), 2))
-		_, err := rl.ReservePermission(2) // cycle 1 full
-		require.NoError(t, err)
-		_, err = rl.ReservePermission(1) // cycle 2: 1 of 2
-		require.NoError(t, err)
-		require.NoError(t, rl.ChangeLimitForPeriod(3)) // from cycle 3
+		for _, n := range []int{2, 2, 1} { // cycles 1 and 2 full, cycle 3: 1 of 2
+			_, err := rl.ReservePermission(n)
+			require.NoError(t, err)
+		}
+		require.NoError(t, rl.ChangeLimitForPeriod(3)) // from cycle 3, the last one reserved
 		require.NoError(t, rl.ChangeLimitForPeriod(4)) // still from cycle 3
 		e := rl.epoch.Load()
 		assert.Equal(t, int64(3), e.cycle0)

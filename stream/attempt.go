@@ -48,7 +48,7 @@ func (s *subscription[T]) attempt(n int) attemptResult {
 	}
 	start := time.Now()
 	if rl != nil {
-		if err := rl.AcquirePermission(s.ctx, 1); err != nil {
+		if err := rl.AcquirePermission(s.ctx, s.permits); err != nil {
 			if safe.CallerCancelled(s.ctx, err) {
 				if cb != nil {
 					cb.ReleasePermission()

@@ -34,6 +34,7 @@ type settings struct {
 	fbSource    any // func(context.Context, error, func(T) error) error, checked by Subscribe
 	bounds      TimeBound
 	boundsSet   bool
+	permits     int   // 0: one
 	err         error // the first invalid option
 }
 
@@ -155,4 +156,21 @@ func elementFallback[V, R any](op string, s *settings) (func(context.Context, V,
 			op, (func(context.Context, V, error) (R, error))(nil), s.fallback)
 	}
 	return fb, nil
+}
+
+// Permits makes each attempt of the subscription take n permissions of its RateLimiter instead
+// of one, as Resilience4j's RateLimiterOperator with a number of permits: they are taken once,
+// when the attempt starts, whatever the number of elements. n must be at least 1; an attempt
+// that asks for more than the limiter's LimitForPeriod fails with an error matching
+// ratelimiter.ErrInvalidPermits. It needs a Patterns.RateLimiter.
+//
+// It applies to Subscribe.
+func Permits(n int) Option {
+	return Option{name: "Permits", scope: perSubscription, apply: func(s *settings) {
+		if n < 1 {
+			s.invalid("Permits must be >= 1, got %d", n)
+			return
+		}
+		s.permits = n
+	}}
 }

@@ -89,7 +89,7 @@ func WithFallbackSource[T any](fn func(ctx context.Context, cause error, emit fu
 //     cancels before src returns, the permission is released unrecorded if src had emitted nothing, and the
 //     attempt counts as a success if it had emitted an element (Resilience4j's Flux
 //     operator). Elements are not offered to RecordResultPredicate.
-//   - RateLimiter: one permission per attempt, waited for as AcquirePermission allows; a
+//   - RateLimiter: one permission per attempt (Permits for more), waited for as AcquirePermission allows; a
 //     cancelled wait hands its reservation back. With DrainPermissionsOnResult, every element
 //     and the final error are offered to it, as Resilience4j's operator does.
 //   - TimeLimiter: bounds the attempt as TimeLimit says (default BoundEachElement); at the
@@ -143,8 +143,11 @@ func Subscribe[T any](ctx context.Context, ps levee.Patterns, src Source[T], opt
 	if ps.Retry != nil {
 		s.retryOnResult = ps.Retry.Config().RetryOnResultPredicate != nil
 	}
+	s.permits = max(set.permits, 1)
 	if ps.RateLimiter != nil {
 		s.drainOnResult = ps.RateLimiter.Config().DrainPermissionsOnResult != nil
+	} else if set.permits != 0 {
+		return nil, fmt.Errorf("stream: Permits needs a Patterns.RateLimiter")
 	}
 	go s.run()
 	return s.out, nil
@@ -159,6 +162,7 @@ type subscription[T any] struct {
 
 	bounds  TimeBound
 	timeout time.Duration
+	permits int // rate-limiter permissions per attempt
 
 	rc            retry.Context // owned by run; emit uses it only while run waits for the attempt
 	retryOnResult bool
