@@ -84,6 +84,18 @@ func Goals(t *Table) []goal {
 		ratio("Breaker successful call vs failsafe-go executor", row, "levee", "failsafe", 0.1)
 	}
 	for _, m := range modes {
+		row := "Breaker/window=count100/load=rejected/mode=" + m
+		ratio("Breaker rejection vs gobreaker's rejection", row, "levee", "gobreaker", 0.5)
+		v, ok := t.find("allocs/op", row, "levee")
+		g := goal{name: "0 allocs/op on rejection (" + row + ")", target: "0", missing: !ok}
+		if ok {
+			g.measured = fmt.Sprintf("levee %g allocs/op", v)
+			g.value = fmt.Sprintf("%g", v)
+			g.met = v == 0
+		}
+		gs = append(gs, g)
+	}
+	for _, m := range modes {
 		ratio("Limiter acquire vs x/time/rate Allow", "Limiter/load=available/mode="+m, "levee", "xrate-allow", 0.5)
 	}
 	for _, m := range modes {
