@@ -24,15 +24,25 @@ func TestSuccessPathDoesNotAllocate(t *testing.T) {
 			assert.Equal(t, 0.0, allocs, "Execute")
 
 			allocs = testing.AllocsPerRun(1000, func() {
-				if b.TryAcquirePermission() != nil {
+				p, err := b.Acquire()
+				if err != nil {
 					panic("refused")
 				}
-				b.OnSuccess(1)
+				p.OnSuccess()
 			})
-			assert.Equal(t, 0.0, allocs, "TryAcquirePermission + OnSuccess")
+			assert.Equal(t, 0.0, allocs, "Acquire + OnSuccess")
 
-			allocs = testing.AllocsPerRun(1000, func() { b.OnResult(1, nil, nil) })
-			assert.Equal(t, 0.0, allocs, "OnResult")
+			allocs = testing.AllocsPerRun(1000, func() {
+				p, _ := b.Acquire()
+				p.OnResult(nil, nil)
+			})
+			assert.Equal(t, 0.0, allocs, "Acquire + OnResult")
+
+			allocs = testing.AllocsPerRun(1000, func() {
+				p, _ := b.Acquire()
+				p.Release()
+			})
+			assert.Equal(t, 0.0, allocs, "Acquire + Release")
 			assert.Equal(t, cb.Closed, b.State())
 		})
 	}

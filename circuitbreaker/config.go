@@ -1,12 +1,15 @@
 package circuitbreaker
 
 import (
-	"github.com/levee-go/levee/internal/safe"
-
+	"errors"
 	"fmt"
 	"math"
 	"strconv"
 	"time"
+
+	"github.com/levee-go/levee/internal/errmatch"
+	"github.com/levee-go/levee/internal/reject"
+	"github.com/levee-go/levee/internal/safe"
 )
 
 // SlidingWindowType selects how the CLOSED and METRICS_ONLY windows aggregate outcomes, as
@@ -30,6 +33,36 @@ func (t SlidingWindowType) String() string {
 		return "TIME_BASED"
 	}
 	return "SlidingWindowType(" + strconv.Itoa(int(t)) + ")"
+}
+
+// StateAfterWait is the state a breaker enters when MaxWaitDurationInHalfOpenState elapses:
+// Resilience4j's transitionToStateAfterWaitDuration, whose default (OPEN) is the zero value.
+type StateAfterWait int
+
+const (
+	// OpenAfterWait moves the breaker to OPEN, as an opening that counts as an attempt.
+	OpenAfterWait StateAfterWait = iota
+	// ClosedAfterWait moves the breaker to a fresh CLOSED period.
+	ClosedAfterWait
+)
+
+// State returns Open or Closed; Closed for a value that is neither constant.
+func (s StateAfterWait) State() State {
+	if s == OpenAfterWait {
+		return Open
+	}
+	return Closed
+}
+
+// String returns "OPEN", "CLOSED", or "StateAfterWait(n)" for another value.
+func (s StateAfterWait) String() string {
+	switch s {
+	case OpenAfterWait:
+		return "OPEN"
+	case ClosedAfterWait:
+		return "CLOSED"
+	}
+	return "StateAfterWait(" + strconv.Itoa(int(s)) + ")"
 }
 
 // MaxSlidingWindowSize bounds SlidingWindowSize and PermittedNumberOfCallsInHalfOpenState so
@@ -72,6 +105,11 @@ type Config struct {
 	// MaxWaitDurationInHalfOpenState, when non-zero, moves a breaker that has stayed
 	// HALF_OPEN that long back to OPEN. 0 or >= 1ms [0: wait for the probes].
 	MaxWaitDurationInHalfOpenState time.Duration
+	// TransitionToStateAfterWaitDuration is the state entered when
+	// MaxWaitDurationInHalfOpenState elapses before the probes decided: OpenAfterWait (an
+	// opening that counts as an attempt) or ClosedAfterWait (a fresh CLOSED period), as
+	// Resilience4j's transitionToStateAfterWaitDuration. [OpenAfterWait, the zero value]
+	TransitionToStateAfterWaitDuration StateAfterWait
 	// AutomaticTransitionFromOpenToHalfOpenEnabled moves OPEN to HALF_OPEN by a timer when
 	// the wait ends; otherwise the move happens on the first permission request after it.
 	// [false]
@@ -84,6 +122,13 @@ type Config struct {
 	RecordErrors []error
 	// RecordErrorPredicate reports whether err is a failure, OR-ed with RecordErrors.
 	RecordErrorPredicate func(err error) bool
+	// RecordRejections lists the levee rejections (levee.IsRejection: an inner bulkhead,
+	// rate limiter or breaker refused the call) recorded as failures, e.g.
+	// bulkhead.ErrBulkheadFull. Entries are matched like RecordErrors'; a sentinel entry must
+	// itself be a levee rejection. A rejection it does not match is ignored (the permission
+	// goes back, nothing is recorded), and no other list or predicate ever sees a rejection:
+	// the dependency was never called. [nil: no rejection is recorded]
+	RecordRejections []error
 	// IgnoreErrors lists the errors that count as neither success nor failure: the permit is
 	// handed back and nothing is recorded. Ignoring is checked first, so it wins over
 	// recording. Nil entries are refused.
@@ -96,6 +141,16 @@ type Config struct {
 	// of allocations, since the value is boxed only to be handed to it. The caller still
 	// receives the value. [nil]
 	RecordResultPredicate func(result any) bool
+
+	// TransitionOnResult, when set, is consulted after every recorded outcome reported with a
+	// result or an error (Execute, Permit.OnResult, Permit.OnError; not ignored errors, not
+	// Permit.OnSuccess), with the call's result (nil from OnError) and error. When it returns
+	// OpenFor or OpenUntil and the breaker is CLOSED, the breaker opens for that long, as
+	// TransitionToOpenStateFor/Until (the attempt number does not grow), at most once per
+	// CLOSED period; in other states the answer is ignored, as Resilience4j's
+	// transitionOnResult. A function that panics asks for nothing. Setting it makes Execute
+	// box each result into an any (an allocation for most T). [nil]
+	TransitionOnResult func(result any, err error) Transition
 
 	// InitialState is the state New starts in; OPEN, HALF_OPEN and FORCED_OPEN start with
 	// attempt 1, as Resilience4j 2.4's initialState. [Closed]
@@ -179,7 +234,7 @@ func (c Config) normalize() (Config, error) {
 	}
 	switch {
 	case c.WaitDurationInOpenState != 0 && c.WaitIntervalFunctionInOpenState != nil:
-		return c, fmt.Errorf("circuitbreaker: set WaitDurationInOpenState or WaitIntervalFunctionInOpenState, not both (WaitDurationInOpenState is %v; set it to 0 to use the function)", c.WaitDurationInOpenState)
+		return c, errors.New("circuitbreaker: set WaitDurationInOpenState or WaitIntervalFunctionInOpenState, not both")
 	case c.WaitDurationInOpenState == 0 && c.WaitIntervalFunctionInOpenState == nil:
 		c.WaitDurationInOpenState = defaultWaitDurationInOpenState
 	case c.WaitDurationInOpenState != 0 && c.WaitDurationInOpenState < time.Millisecond:
@@ -193,11 +248,15 @@ func (c Config) normalize() (Config, error) {
 		// kinder than ignoring what the user asked for.
 		return c, fmt.Errorf("circuitbreaker: MaxWaitDurationInHalfOpenState must be 0 or >= 1ms, got %v", d)
 	}
+	if t := c.TransitionToStateAfterWaitDuration; t != OpenAfterWait && t != ClosedAfterWait {
+		return c, fmt.Errorf("circuitbreaker: TransitionToStateAfterWaitDuration must be OpenAfterWait or ClosedAfterWait, got %v", t)
+	}
 	if !c.InitialState.valid() {
 		return c, fmt.Errorf("circuitbreaker: InitialState must be one of CLOSED, OPEN, HALF_OPEN, DISABLED, FORCED_OPEN, METRICS_ONLY, got %v", c.InitialState)
 	}
 	c.RecordErrors = append([]error(nil), c.RecordErrors...)
 	c.IgnoreErrors = append([]error(nil), c.IgnoreErrors...)
+	c.RecordRejections = append([]error(nil), c.RecordRejections...)
 	return c, nil
 }
 
@@ -208,4 +267,19 @@ func (c *Config) waitInOpenState(attempt int) time.Duration {
 	}
 	// A function that panics falls back to the default wait rather than crashing a transition.
 	return max(safe.Value(c.WaitIntervalFunctionInOpenState, attempt, defaultWaitDurationInOpenState), 0)
+}
+
+// compileRejections compiles RecordRejections: like the other lists, plus the rule that a
+// sentinel entry is a levee rejection, since any other value could never match one.
+func compileRejections(entries []error) (errmatch.List, error) {
+	l, err := errmatch.Compile("RecordRejections", entries)
+	if err != nil {
+		return l, prefixed(err)
+	}
+	for i, e := range entries {
+		if _, marker := errmatch.TypeOf(e); !marker && !reject.Is(e) {
+			return l, fmt.Errorf("circuitbreaker: RecordRejections[%d] must be a levee rejection (levee.IsRejection) or levee.ErrorType[E](), got %q", i, e.Error())
+		}
+	}
+	return l, nil
 }

@@ -155,7 +155,7 @@ func TestInitialState(t *testing.T) {
 			m := b.Metrics()
 			assert.Equal(t, s, m.State)
 			assert.Equal(t, float32(-1), m.FailureRate)
-			err := b.TryAcquirePermission()
+			err := try(b)
 			switch s {
 			case cb.Open, cb.ForcedOpen:
 				assert.ErrorIs(t, err, cb.ErrCallNotPermitted)

@@ -106,19 +106,19 @@ func ExampleConfig_ignoreErrors() {
 
 // The permit API splits a call into admission and outcome, for code that cannot wrap the call
 // in a function — a stream, a future, a callback.
-func ExampleCircuitBreaker_TryAcquirePermission() {
+func ExampleCircuitBreaker_Acquire() {
 	breaker, _ := circuitbreaker.New("inventory", circuitbreaker.Config{SlidingWindowSize: 2})
 	for _, outcome := range []error{errGateway, errGateway, nil} {
-		if err := breaker.TryAcquirePermission(); err != nil {
+		permit, err := breaker.Acquire()
+		if err != nil {
 			fmt.Println(err)
 			continue
 		}
-		start := time.Now()
-		// ... start the work; when it completes:
+		// ... start the work; when it completes, report it on its permit, which measures it:
 		if outcome != nil {
-			breaker.OnError(time.Since(start), outcome)
+			permit.OnError(outcome)
 		} else {
-			breaker.OnSuccess(time.Since(start))
+			permit.OnSuccess()
 		}
 		fmt.Println("recorded", outcome, "state", breaker.State())
 	}

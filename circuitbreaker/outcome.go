@@ -8,54 +8,6 @@ import (
 	"github.com/levee-go/levee/internal/safe"
 )
 
-// OnSuccess records a successful call that took d, as Resilience4j's onSuccess: it publishes
-// SUCCESS and records a success (slow if d > SlowCallDurationThreshold) in the current state,
-// which may close a HALF_OPEN breaker or open a CLOSED one on its slow-call rate. On a nil cb
-// it does nothing.
-func (cb *CircuitBreaker) OnSuccess(d time.Duration) {
-	if cb != nil {
-		cb.succeeded(d)
-	}
-}
-
-// OnError records a call that took d and failed with err, as Resilience4j's onError. err is
-// classified in this order:
-//
-//  1. IgnoreErrors or IgnoreErrorPredicate matches: the permission is released into the
-//     current state (a HALF_OPEN probe permit comes back), IGNORED_ERROR is published, nothing
-//     is recorded.
-//  2. err is a levee rejection (levee.IsRejection: an inner bulkhead, rate limiter or
-//     breaker refused the call) that RecordErrors and RecordErrorPredicate do not match: it
-//     is ignored as in 1, since the dependency was never called.
-//  3. err is a *levee.PanicError: a failure, whatever RecordErrors says.
-//  4. Neither RecordErrors nor RecordErrorPredicate is set, or one of them matches: a
-//     failure (ERROR, then the failure is recorded). Otherwise a success (SUCCESS).
-//
-// A nil err is recorded as a failure without consulting the lists. OnError cannot tell the
-// caller's own cancellation; call ReleasePermission instead for such calls. On a nil cb it
-// does nothing.
-func (cb *CircuitBreaker) OnError(d time.Duration, err error) {
-	if cb != nil {
-		cb.failed(nil, d, err)
-	}
-}
-
-// OnResult records a call that took d and returned result and err, as Resilience4j's onResult
-// with levee's error argument: a non-nil err is handled as OnError; otherwise, when
-// RecordResultPredicate is set and reports true for a non-nil result, the call is a failure
-// whose ERROR event carries a *ResultRecordedAsFailureError; otherwise it is a success. On a
-// nil cb it does nothing.
-func (cb *CircuitBreaker) OnResult(d time.Duration, result any, err error) {
-	if cb == nil {
-		return
-	}
-	if err != nil {
-		cb.failed(nil, d, err)
-		return
-	}
-	cb.returned(d, result)
-}
-
 func (cb *CircuitBreaker) succeeded(d time.Duration) {
 	if cb.events.Active() {
 		cb.publish(Event{Type: EventSuccess, Duration: d})
@@ -75,26 +27,30 @@ func (cb *CircuitBreaker) returned(d time.Duration, result any) {
 	cb.succeeded(d)
 }
 
-// failed handles an error outcome. granted is the period that gave the permission (Execute),
-// or nil to release into the current one (the public permit API, as Resilience4j).
-func (cb *CircuitBreaker) failed(granted *circuitState, d time.Duration, err error) {
+// failed handles an error outcome of permit p that took d; result goes to
+// TransitionOnResult along with err.
+func (cb *CircuitBreaker) failed(p Permit, d time.Duration, result any, err error) {
 	switch cb.classify(err) {
 	case ignored:
-		if granted == nil {
-			granted = cb.state.Load()
-		}
-		granted.release()
-		if cb.events.Active() {
+		if p.release() && cb.events.Active() {
 			cb.publish(Event{Type: EventIgnoredError, Duration: d, Err: err})
 		}
+		return
 	case failure:
+		if !p.finish() {
+			return
+		}
 		if cb.events.Active() {
 			cb.publish(Event{Type: EventError, Duration: d, Err: err})
 		}
 		cb.record(d, true)
 	default:
+		if !p.finish() {
+			return
+		}
 		cb.succeeded(d)
 	}
+	cb.transitionOnResult(result, err)
 }
 
 type classification uint8
@@ -116,21 +72,21 @@ func (cb *CircuitBreaker) classify(err error) (c classification) {
 			c = failure
 		}
 	}()
+	// A rejection says nothing about the dependency, which was never called: only the list
+	// named for rejections may count it.
+	if reject.Is(err) {
+		if cb.rejectionList.Match(err) {
+			return failure
+		}
+		return ignored
+	}
 	// User predicates that panic err on the side of recording the failure: a broken ignore
 	// predicate ignores nothing, a broken record predicate records.
 	if cb.ignoreList.Match(err) || cb.cfg.IgnoreErrorPredicate != nil && safe.Predicate(cb.cfg.IgnoreErrorPredicate, err, false) {
 		return ignored
 	}
-	recorded := func() bool {
-		return cb.recordList.Match(err) || cb.cfg.RecordErrorPredicate != nil && safe.Predicate(cb.cfg.RecordErrorPredicate, err, true)
-	}
-	if reject.Is(err) {
-		if !cb.recordAll && recorded() {
-			return failure
-		}
-		return ignored
-	}
-	if cb.recordAll || isPanic(err) || recorded() {
+	if cb.recordAll || isPanic(err) || cb.recordList.Match(err) ||
+		cb.cfg.RecordErrorPredicate != nil && safe.Predicate(cb.cfg.RecordErrorPredicate, err, true) {
 		return failure
 	}
 	return success
