@@ -53,13 +53,13 @@ func New(name string, cfg Config) (*CircuitBreaker, error) {
 	}
 	cb := &CircuitBreaker{name: name, cfg: c, epoch: time.Now()}
 	cb.clock = cb.now
-	if cb.recordList, err = errmatch.Compile("RecordErrors", c.RecordErrors); err != nil {
-		return nil, prefixed(err)
+	if cb.recordList, err = compileList("RecordErrors", c.RecordErrors, false); err != nil {
+		return nil, err
 	}
-	if cb.ignoreList, err = errmatch.Compile("IgnoreErrors", c.IgnoreErrors); err != nil {
-		return nil, prefixed(err)
+	if cb.ignoreList, err = compileList("IgnoreErrors", c.IgnoreErrors, false); err != nil {
+		return nil, err
 	}
-	if cb.rejectionList, err = compileRejections(c.RecordRejections); err != nil {
+	if cb.rejectionList, err = compileList("RecordRejections", c.RecordRejections, true); err != nil {
 		return nil, err
 	}
 	cb.recordAll = cb.recordList.Empty() && c.RecordErrorPredicate == nil

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"reflect"
 	"strconv"
 	"time"
 
@@ -45,14 +46,6 @@ const (
 	// ClosedAfterWait moves the breaker to a fresh CLOSED period.
 	ClosedAfterWait
 )
-
-// State returns Open or Closed; Closed for a value that is neither constant.
-func (s StateAfterWait) State() State {
-	if s == OpenAfterWait {
-		return Open
-	}
-	return Closed
-}
 
 // String returns "OPEN", "CLOSED", or "StateAfterWait(n)" for another value.
 func (s StateAfterWait) String() string {
@@ -269,17 +262,38 @@ func (c *Config) waitInOpenState(attempt int) time.Duration {
 	return max(safe.Value(c.WaitIntervalFunctionInOpenState, attempt, defaultWaitDurationInOpenState), 0)
 }
 
-// compileRejections compiles RecordRejections: like the other lists, plus the rule that a
-// sentinel entry is a levee rejection, since any other value could never match one.
-func compileRejections(entries []error) (errmatch.List, error) {
-	l, err := errmatch.Compile("RecordRejections", entries)
-	if err != nil {
-		return l, prefixed(err)
-	}
+// compileList checks and compiles one error list of the config. Every entry is a sentinel
+// (matched with errors.Is) or a levee.ErrorType[E]() marker (errors.As); with rejections set,
+// a sentinel entry must also be a levee rejection, since any other value could never match
+// one.
+func compileList(field string, entries []error, rejections bool) (errmatch.List, error) {
 	for i, e := range entries {
-		if _, marker := errmatch.TypeOf(e); !marker && !reject.Is(e) {
-			return l, fmt.Errorf("circuitbreaker: RecordRejections[%d] must be a levee rejection (levee.IsRejection) or levee.ErrorType[E](), got %q", i, e.Error())
+		if _, marker := errmatch.TypeOf(e); marker {
+			continue
+		}
+		switch {
+		case e == nil:
+			return errmatch.List{}, fmt.Errorf("circuitbreaker: %s[%d] must be a sentinel error or levee.ErrorType[E](), got nil", field, i)
+		case typedNil(e):
+			return errmatch.List{}, fmt.Errorf("circuitbreaker: %s[%d] must be a sentinel error or levee.ErrorType[E](), got (%T)(nil)", field, i, e)
+		case rejections && !reject.Is(e):
+			return errmatch.List{}, fmt.Errorf("circuitbreaker: %s[%d] must be a levee rejection (levee.IsRejection) or levee.ErrorType[E](), got %q", field, i, e.Error())
 		}
 	}
+	l, err := errmatch.Compile(field, entries)
+	if err != nil { // not reached: the entries were checked above
+		return l, prefixed(err)
+	}
 	return l, nil
+}
+
+// typedNil reports whether err is a non-nil interface holding a nil pointer, map, slice, func
+// or channel: (*HTTPError)(nil) reads as "any *HTTPError" but as a sentinel would match only
+// that nil pointer.
+func typedNil(err error) bool {
+	switch v := reflect.ValueOf(err); v.Kind() {
+	case reflect.Pointer, reflect.Map, reflect.Slice, reflect.Func, reflect.Chan, reflect.UnsafePointer:
+		return v.IsNil()
+	}
+	return false
 }
