@@ -42,7 +42,7 @@ type CircuitBreaker struct {
 }
 
 // New returns a breaker named name (used in errors and events) configured by cfg, whose zero
-// fields take Resilience4j's defaults. It refuses, with an error naming the field and its
+// fields take the defaults DefaultConfig returns. It refuses, with an error naming the field and its
 // allowed range (see Config), every out-of-range value, a nil entry in an error list, an entry
 // of RecordRejections that is no levee rejection, and setting both WaitDurationInOpenState and
 // WaitIntervalFunctionInOpenState.

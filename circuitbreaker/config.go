@@ -21,7 +21,7 @@ const (
 	// CountBased aggregates the last SlidingWindowSize recorded calls.
 	CountBased SlidingWindowType = iota
 	// TimeBased aggregates the calls recorded in the last SlidingWindowSize seconds, in
-	// per-second buckets aligned to the epoch second of time.Now.
+	// one-second buckets counted from the instant New ran, on the monotonic clock.
 	TimeBased
 )
 
@@ -59,7 +59,7 @@ func (s StateAfterWait) String() string {
 }
 
 // MaxSlidingWindowSize bounds SlidingWindowSize and PermittedNumberOfCallsInHalfOpenState so
-// that a mistyped size cannot make New allocate without limit (Resilience4j has no bound).
+// that a mistyped size cannot make New allocate without limit.
 const MaxSlidingWindowSize = 1 << 20
 
 // Config configures a CircuitBreaker. The zero value of every field means Resilience4j's
@@ -89,8 +89,8 @@ type Config struct {
 	WaitDurationInOpenState time.Duration
 	// WaitIntervalFunctionInOpenState, when set, gives the OPEN wait for each opening: attempt
 	// is 1 for the first opening and grows with each reopening that does not pass through
-	// CLOSED. A negative result counts as 0. Setting it together with WaitDurationInOpenState
-	// is an error, as in Resilience4j's builder. [nil: constant WaitDurationInOpenState]
+	// CLOSED. A negative result counts as 0, a panic as the default wait. Setting it together
+	// with WaitDurationInOpenState is an error. [nil: constant WaitDurationInOpenState]
 	WaitIntervalFunctionInOpenState func(attempt int) time.Duration
 	// PermittedNumberOfCallsInHalfOpenState is the number of probes HALF_OPEN admits, and the
 	// size of its count-based window. [1, MaxSlidingWindowSize] [10].
@@ -135,14 +135,16 @@ type Config struct {
 	// receives the value. [nil]
 	RecordResultPredicate func(result any) bool
 
-	// TransitionOnResult, when set, is consulted after every recorded outcome reported with a
-	// result or an error (Execute, Permit.OnResult, Permit.OnError; not ignored errors, not
-	// Permit.OnSuccess), with the call's result (nil from OnError) and error. When it returns
-	// OpenFor or OpenUntil and the breaker is CLOSED, the breaker opens for that long, as
-	// TransitionToOpenStateFor/Until (the attempt number does not grow), at most once per
-	// CLOSED period; in other states the answer is ignored, as Resilience4j's
-	// transitionOnResult. A function that panics asks for nothing. Setting it makes Execute
-	// box each result into an any (an allocation for most T). [nil]
+	// TransitionOnResult, when set, can open the breaker on one call's outcome, as
+	// Resilience4j's transitionOnResult: after each recorded outcome (not an ignored error, a
+	// cancelled call or a refusal) of Execute, Permit.OnResult or Permit.OnError, it is called
+	// with the call's result (Execute's value, OnResult's result, nil from OnError) and error.
+	// When it returns OpenFor or OpenUntil and the outcome left the breaker CLOSED, the breaker
+	// opens for that long, as TransitionToOpenStateFor/Until (the attempt number does not
+	// grow), at most once per CLOSED period; in any other state the answer is ignored. It is
+	// also called for results RecordResultPredicate records as failures. Permit.OnSuccess,
+	// having no result, does not call it. A function that panics asks for nothing. Setting it
+	// makes Execute box each result into an any (an allocation for most T). [nil]
 	TransitionOnResult func(result any, err error) Transition
 
 	// InitialState is the state New starts in; OPEN, HALF_OPEN and FORCED_OPEN start with

@@ -4,9 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
+	"strconv"
 	"time"
 
 	"github.com/levee-go/levee"
+	"github.com/levee-go/levee/bulkhead"
 	"github.com/levee-go/levee/circuitbreaker"
 )
 
@@ -126,4 +129,50 @@ func ExampleCircuitBreaker_Acquire() {
 	// recorded gateway 503 state CLOSED
 	// recorded gateway 503 state OPEN
 	// circuitbreaker: CircuitBreaker 'inventory' is OPEN and does not permit further calls
+}
+
+// A rejection by an inner pattern (here a full bulkhead) says nothing about the dependency:
+// even a catch-all record predicate never sees it, and the breaker ignores it. Listing it in
+// RecordRejections counts it as a failure instead.
+func ExampleConfig_recordRejections() {
+	full := &bulkhead.BulkheadFullError{Name: "inventory"}
+	for _, cfg := range []circuitbreaker.Config{
+		{SlidingWindowSize: 10, RecordErrorPredicate: func(err error) bool { return true }},
+		{SlidingWindowSize: 10, RecordRejections: []error{bulkhead.ErrBulkheadFull}},
+	} {
+		breaker, _ := circuitbreaker.New("inventory", cfg)
+		_, err := circuitbreaker.Execute(context.Background(), breaker, func(context.Context) (int, error) {
+			return 0, full
+		})
+		m := breaker.Metrics()
+		fmt.Printf("%v: buffered=%d failed=%d\n", err, m.NumberOfBufferedCalls, m.NumberOfFailedCalls)
+	}
+	// Output:
+	// bulkhead: Bulkhead 'inventory' is full and does not permit further calls: buffered=0 failed=0
+	// bulkhead: Bulkhead 'inventory' is full and does not permit further calls: buffered=1 failed=1
+}
+
+// A 429 carrying Retry-After opens the breaker until then: later calls fail fast instead of
+// hitting a dependency that asked to be left alone.
+func ExampleOpenFor() {
+	breaker, _ := circuitbreaker.New("search", circuitbreaker.Config{
+		TransitionOnResult: func(result any, err error) circuitbreaker.Transition {
+			if resp, ok := result.(*http.Response); ok && resp.StatusCode == http.StatusTooManyRequests {
+				if secs, err := strconv.Atoi(resp.Header.Get("Retry-After")); err == nil {
+					return circuitbreaker.OpenFor(time.Duration(secs) * time.Second)
+				}
+			}
+			return circuitbreaker.Transition{}
+		},
+	})
+	call := func(context.Context) (*http.Response, error) {
+		return &http.Response{StatusCode: http.StatusTooManyRequests, Header: http.Header{"Retry-After": {"30"}}}, nil
+	}
+	resp, _ := circuitbreaker.Execute(context.Background(), breaker, call)
+	fmt.Println(resp.StatusCode, breaker.State())
+	_, err := circuitbreaker.Execute(context.Background(), breaker, call)
+	fmt.Println(err)
+	// Output:
+	// 429 OPEN
+	// circuitbreaker: CircuitBreaker 'search' is OPEN and does not permit further calls
 }
