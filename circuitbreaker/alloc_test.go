@@ -136,3 +136,18 @@ func BenchmarkExecuteRejected(b *testing.B) {
 		_, _ = cb.Execute(ctx, br, call)
 	}
 }
+
+func BenchmarkExecuteRejectedParallel(b *testing.B) {
+	br, err := cb.New("bench", cb.Config{InitialState: cb.Open})
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx := context.Background()
+	call := func(context.Context) (int, error) { return 1, nil }
+	b.ReportAllocs()
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			_, _ = cb.Execute(ctx, br, call)
+		}
+	})
+}

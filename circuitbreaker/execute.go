@@ -24,33 +24,39 @@ import (
 // ErrNilCircuitBreaker, without running anything. Execute holds no lock while call runs,
 // does not retain call, and does not allocate on the success path when no one subscribes and
 // RecordResultPredicate and TransitionOnResult are nil.
-func Execute[T any](ctx context.Context, cb *CircuitBreaker, call func(context.Context) (T, error)) (T, error) {
-	var zero T
+func Execute[T any](ctx context.Context, cb *CircuitBreaker, call func(context.Context) (T, error)) (v T, err error) {
 	if cb == nil {
-		return zero, ErrNilCircuitBreaker
+		return v, ErrNilCircuitBreaker
 	}
 	if call == nil {
-		return zero, safe.ErrNilCall
+		return v, safe.ErrNilCall
 	}
 	ctx = safe.Ctx(ctx)
 	p, ok := cb.acquire()
 	if !ok {
-		return zero, cb.notPermitted(p.st)
+		return v, cb.notPermitted(p.st)
 	}
-	// safe.Call turns a panic into an error, so the only way out of call without returning is
-	// runtime.Goexit (t.FailNow in a test, for instance). Such a call told nothing about the
-	// dependency: like a cancelled one, it releases its permit unrecorded. The deferred
-	// closure stays on the stack (an open-coded defer), so it allocates nothing.
-	exited := true
+	// One deferred closure (open-coded, so it allocates nothing) covers both ways out of call
+	// without returning: a panic is recorded as a failure and returned as a *levee.PanicError;
+	// runtime.Goexit (t.FailNow in a test, for instance) told nothing about the dependency
+	// and, like a cancelled call, releases its permit unrecorded.
+	returned := false
 	defer func() {
-		if exited {
-			p.release()
+		if returned {
+			return
 		}
+		if r := recover(); r != nil {
+			var zero T
+			v, err = zero, safe.NewPanicError(r)
+			cb.failed(p, p.elapsed(), nil, err)
+			return
+		}
+		p.release()
 	}()
 	p.start = cb.now()
-	v, err := safe.Call(ctx, call)
+	v, err = call(ctx)
 	d := p.elapsed()
-	exited = false
+	returned = true
 	switch {
 	case err == nil:
 		if cb.cfg.RecordResultPredicate == nil && cb.cfg.TransitionOnResult == nil {

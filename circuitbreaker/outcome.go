@@ -187,6 +187,9 @@ func (m *stateMetrics) rates(c counts) (failureRate, slowCallRate float32) {
 }
 
 func percent(part, whole int) float32 {
+	if part == 0 { // the common case, without a division
+		return 0
+	}
 	// The explicit conversions round after each operation, as Java's float arithmetic.
 	return float32(float32(part)*100) / float32(whole)
 }

@@ -1,6 +1,7 @@
 package circuitbreaker
 
 import (
+	"math/rand/v2"
 	"sync/atomic"
 	"time"
 )
@@ -13,8 +14,12 @@ type circuitState struct {
 	attempts int           // openings since the last CLOSED; drives WaitIntervalFunctionInOpenState
 	metrics  *stateMetrics // OPEN shares the metrics of the state it came from
 	// deadline is when OPEN ends, as time since the breaker's epoch: permission is granted
-	// once the monotonic clock is strictly after it.
+	// once the monotonic clock is strictly after it. Until the last openClockMargin of the
+	// wait, a timer knows the wait cannot be over, so refusals read no clock at all; ending
+	// becomes true when that timer fires (at once for a shorter wait), and from then on each
+	// permission request compares the clock with deadline.
 	deadline time.Duration
+	ending   atomic.Bool
 
 	// HALF_OPEN's probe budget. permits counts the probes still to grant. Each granted probe
 	// holds one of the slots, so that a Permit completed twice (or released after its outcome)
@@ -40,7 +45,38 @@ type circuitState struct {
 type stateMetrics struct {
 	win          window
 	minCalls     int
-	notPermitted atomic.Int64
+	notPermitted stripedCounter
+}
+
+// stripedCounter is a counter that every refusal increments. Refusals come in floods from
+// every goroutine at once while the breaker is open; one shared word would make each of them
+// wait for its cache line, so each increment goes to one of several padded stripes and reads
+// add them up. The stripe is picked from bits of a clock reading the caller already has
+// (addAt), or at random (add: a per-thread generator, no shared state).
+type stripedCounter struct {
+	stripes [counterStripes]struct {
+		n atomic.Int64
+		_ [56]byte // a stripe per 64-byte cache line
+	}
+}
+
+const counterStripes = 8
+
+func (c *stripedCounter) add() { c.stripes[rand.Uint32()%counterStripes].n.Add(1) }
+
+// addAt increments the stripe that bits of the nanosecond reading now select: two goroutines
+// rarely read the clock within the same few nanoseconds.
+func (c *stripedCounter) addAt(now time.Duration) {
+	h := uint64(now)
+	c.stripes[(h^h>>3^h>>6^h>>9)%counterStripes].n.Add(1)
+}
+
+func (c *stripedCounter) load() int64 {
+	var n int64
+	for i := range c.stripes {
+		n += c.stripes[i].n.Load()
+	}
+	return n
 }
 
 // A HALF_OPEN slot word is a generation (bits 2 and up) and a slot state (bits 0-1). The
@@ -122,9 +158,18 @@ func (cb *CircuitBreaker) newMetricsOnly() *circuitState {
 	return &circuitState{kind: MetricsOnly, metrics: cb.closedMetrics()}
 }
 
+// openClockMargin is the last part of an OPEN wait during which refusals read the clock. A
+// timer that fires this much before the end, which no scheduling delay makes late by as
+// much, tells the refusals before it that the wait is not over.
+const openClockMargin = time.Second
+
 // newOpen is an OPEN period that ends deadline after the breaker's epoch.
 func (cb *CircuitBreaker) newOpen(attempts int, m *stateMetrics, deadline time.Duration) *circuitState {
-	return &circuitState{kind: Open, attempts: attempts, metrics: m, deadline: deadline}
+	s := &circuitState{kind: Open, attempts: attempts, metrics: m, deadline: deadline}
+	if deadline-cb.now() <= 2*openClockMargin {
+		s.ending.Store(true)
+	}
+	return s
 }
 
 // newOpenAfter is the OPEN period of an opening that counts as an attempt: by thresholds,

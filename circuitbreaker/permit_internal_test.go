@@ -8,6 +8,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -62,11 +64,11 @@ func TestHammerNoHalfOpenPeriodAdmitsMoreThanItsBudget(t *testing.T) {
 				return
 			default:
 			}
-			if i%3 == 0 {
+			_ = b.TransitionToOpenState()
+			_ = b.TransitionToHalfOpenState()
+			if i%3 == 2 {
+				runtime.Gosched()
 				_ = b.TransitionToClosedState()
-			} else {
-				_ = b.TransitionToOpenState()
-				_ = b.TransitionToHalfOpenState()
 			}
 			runtime.Gosched()
 		}
@@ -76,7 +78,8 @@ func TestHammerNoHalfOpenPeriodAdmitsMoreThanItsBudget(t *testing.T) {
 	for g := range goroutines {
 		wg.Go(func() {
 			r := rand.New(rand.NewPCG(uint64(g), 42))
-			for range ops {
+			// At least ops each, and on until 100 probes have been admitted in all.
+			for i := 0; i < ops || admittedInHalfOpen.Load() < 100; i++ {
 				if g%4 == 3 { // a caller that cancels at a random moment
 					ctx, cancel := context.WithCancel(context.Background())
 					before, during := r.IntN(4), r.IntN(4)
@@ -141,7 +144,7 @@ func TestHammerNoHalfOpenPeriodAdmitsMoreThanItsBudget(t *testing.T) {
 	periods.Wait()
 
 	assert.Zero(t, over.Load(), "probes in flight beyond the budget of their period")
-	assert.Positive(t, admittedInHalfOpen.Load())
+	assert.GreaterOrEqual(t, admittedInHalfOpen.Load(), int64(100))
 	mu.Lock()
 	defer mu.Unlock()
 	for st := range inFlight {
@@ -157,4 +160,35 @@ func TestHammerNoHalfOpenPeriodAdmitsMoreThanItsBudget(t *testing.T) {
 		require.Zero(t, taken, "a probe still held after every caller returned")
 		require.Equal(t, int64(budget), st.permits.Load()+done, "permits left + probes reported = budget")
 	}
+}
+
+// TestOpenRefusalsReadTheClockOnlyNearTheEnd: for all but the last second of a long OPEN wait,
+// a timer tells refusals that the wait cannot be over, so they read no clock; from then on
+// they compare the clock with the deadline, which keeps the end exact. A wait of 2s or less
+// reads the clock throughout.
+func TestOpenRefusalsReadTheClockOnlyNearTheEnd(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		b, err := New("open", Config{WaitDurationInOpenState: time.Minute})
+		require.NoError(t, err)
+		require.NoError(t, b.TransitionToOpenState())
+		open := b.state.Load()
+		time.Sleep(59*time.Second - 1)
+		synctest.Wait()
+		assert.False(t, open.ending.Load(), "1ns before the last second")
+		_, err = b.Acquire()
+		assert.ErrorIs(t, err, ErrCallNotPermitted)
+		time.Sleep(1)
+		synctest.Wait()
+		assert.True(t, open.ending.Load(), "the last second: refusals read the clock")
+		time.Sleep(time.Second)
+		_, err = b.Acquire()
+		assert.ErrorIs(t, err, ErrCallNotPermitted, "at the deadline")
+		time.Sleep(1)
+		_, err = b.Acquire()
+		assert.NoError(t, err, "1ns after it")
+		assert.Equal(t, int64(2), open.metrics.notPermitted.load())
+
+		require.NoError(t, b.TransitionToOpenStateFor(2*time.Second))
+		assert.True(t, b.state.Load().ending.Load(), "a 2s wait reads the clock from the start")
+	})
 }

@@ -15,6 +15,11 @@ func (cb *CircuitBreaker) swap(cur, next *circuitState) bool {
 
 func (cb *CircuitBreaker) arm(s *circuitState) {
 	switch {
+	case s.kind == Open && !s.ending.Load():
+		s.schedule(s.deadline-openClockMargin-cb.now(), func() {
+			s.ending.Store(true)
+			cb.arm(s) // the automatic transition, if enabled
+		})
 	case s.kind == Open && cb.cfg.AutomaticTransitionFromOpenToHalfOpenEnabled:
 		s.schedule(s.deadline-cb.now(), func() { cb.openToHalfOpen(s) })
 	case s.kind == HalfOpen && cb.cfg.MaxWaitDurationInHalfOpenState > 0:
