@@ -50,9 +50,7 @@ func (cb *CircuitBreaker) transitionOnResult(result any, err error) {
 	if tr.kind == openUntil {
 		wait = time.Until(tr.until)
 	}
-	if cb.swap(cur, cb.newOpen(cur.attempts, cur.metrics, cb.after(wait))) {
-		cb.publishTransition(Closed, Open)
-	}
+	cb.swap(cur, cb.newOpen(cur.attempts, cur.metrics, cb.after(wait)))
 }
 
 func safeTransition(f func(any, error) Transition, result any, err error) (tr Transition) {

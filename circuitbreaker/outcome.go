@@ -120,21 +120,16 @@ func (cb *CircuitBreaker) record(d time.Duration, failed bool) {
 	v := cb.evaluate(fr, sr)
 	switch st.kind {
 	case Closed:
-		if v&exceeded != 0 && cb.swap(st, cb.newOpenAfter(st)) {
-			cb.publishExceeded(v, fr, sr)
-			cb.publishTransition(Closed, Open)
+		if v&exceeded != 0 {
+			cb.swapExceeded(st, cb.newOpenAfter(st), v, fr, sr)
 		}
 	case HalfOpen:
 		// Resilience4j publishes no *_RATE_EXCEEDED events for half-open decisions.
 		switch {
 		case v&exceeded != 0:
-			if cb.swap(st, cb.newOpenAfter(st)) {
-				cb.publishTransition(HalfOpen, Open)
-			}
+			cb.swap(st, cb.newOpenAfter(st))
 		case v == belowThresholds:
-			if cb.swap(st, cb.newClosed()) {
-				cb.publishTransition(HalfOpen, Closed)
-			}
+			cb.swap(st, cb.newClosed())
 		}
 	case MetricsOnly:
 		if v&failureRateExceeded == 0 || !st.failureRateExceeded.CompareAndSwap(false, true) {

@@ -2,13 +2,22 @@ package circuitbreaker
 
 import "time"
 
-// swap installs next if cur is still the current period, then stops cur's timer and arms
-// next's. It reports whether it did; a caller that lost publishes nothing.
+// swap installs next if cur is still the current period, stops cur's timer, publishes the
+// transition and then arms next's timer, so that whatever that timer publishes comes after.
+// It reports whether it did; a caller that lost publishes nothing.
 func (cb *CircuitBreaker) swap(cur, next *circuitState) bool {
+	return cb.swapExceeded(cur, next, 0, 0, 0)
+}
+
+// swapExceeded is swap for a CLOSED period that opens on its thresholds: the
+// *_RATE_EXCEEDED events of v come between the installation and STATE_TRANSITION.
+func (cb *CircuitBreaker) swapExceeded(cur, next *circuitState, v verdict, fr, sr float32) bool {
 	if !cb.state.CompareAndSwap(cur, next) {
 		return false
 	}
 	cur.leave()
+	cb.publishExceeded(v, fr, sr)
+	cb.publishTransition(cur.kind, next.kind)
 	cb.arm(next)
 	return true
 }
@@ -30,19 +39,15 @@ func (cb *CircuitBreaker) arm(s *circuitState) {
 // halfOpenWaitEnded leaves HALF_OPEN period s for TransitionToStateAfterWaitDuration, unless
 // the probes decided first: OPEN as an opening that counts as an attempt, or a fresh CLOSED.
 func (cb *CircuitBreaker) halfOpenWaitEnded(s *circuitState) {
-	next, to := cb.newClosed(), Closed
+	next := cb.newClosed()
 	if cb.cfg.TransitionToStateAfterWaitDuration == OpenAfterWait {
-		next, to = cb.newOpenAfter(s), Open
+		next = cb.newOpenAfter(s)
 	}
-	if cb.swap(s, next) {
-		cb.publishTransition(HalfOpen, to)
-	}
+	cb.swap(s, next)
 }
 
 func (cb *CircuitBreaker) openToHalfOpen(s *circuitState) {
-	if cb.swap(s, cb.newHalfOpen(s.attempts)) {
-		cb.publishTransition(Open, HalfOpen)
-	}
+	cb.swap(s, cb.newHalfOpen(s.attempts))
 }
 
 // transition is the manual transition of Resilience4j's stateTransition: it checks the table
@@ -59,7 +64,6 @@ func (cb *CircuitBreaker) transition(to State, next func(cur *circuitState) *cir
 			return &IllegalStateTransitionError{Name: cb.name, From: cur.kind, To: to}
 		}
 		if cb.swap(cur, next(cur)) {
-			cb.publishTransition(cur.kind, to)
 			return nil
 		}
 	}
