@@ -113,7 +113,8 @@ type Config struct {
 	// RecordErrorPredicate is set every error is a failure; when either is set, an error that
 	// matches neither counts as a success, as in Resilience4j. Nil entries are refused.
 	RecordErrors []error
-	// RecordErrorPredicate reports whether err is a failure, OR-ed with RecordErrors.
+	// RecordErrorPredicate reports whether err is a failure, OR-ed with RecordErrors. Like
+	// every list and predicate here but RecordRejections, it never sees a levee rejection.
 	RecordErrorPredicate func(err error) bool
 	// RecordRejections lists the levee rejections (levee.IsRejection: an inner bulkhead,
 	// rate limiter or breaker refused the call) recorded as failures, e.g.
@@ -126,7 +127,8 @@ type Config struct {
 	// handed back and nothing is recorded. Ignoring is checked first, so it wins over
 	// recording. Nil entries are refused.
 	IgnoreErrors []error
-	// IgnoreErrorPredicate reports whether err is ignored, OR-ed with IgnoreErrors.
+	// IgnoreErrorPredicate reports whether err is ignored, OR-ed with IgnoreErrors. It never
+	// sees a levee rejection.
 	IgnoreErrorPredicate func(err error) bool
 	// RecordResultPredicate reports whether a returned value (with a nil error) is a failure.
 	// It is called only when set and only for non-nil results (as Resilience4j skips null; a
