@@ -84,10 +84,9 @@ func WithFallbackSource[T any](fn func(ctx context.Context, cause error, emit fu
 // form:
 //
 //   - CircuitBreaker: permission is asked when the attempt starts; a refusal fails it without
-//     calling src. The attempt holds a circuitbreaker.Permit and is recorded, with its whole
-//     duration, as a success when src returns nil and as a failure (classified as
-//     Permit.OnError does) when it fails. When the consumer cancels, the permission is
-//     released unrecorded, to the period that granted it, if src had emitted nothing, and the
+//     calling src. The attempt is recorded, with its whole duration, as a success when src
+//     returns nil and as a failure (classified by OnError) when it fails. When the consumer
+//     cancels, the permission is released unrecorded if src had emitted nothing, and the
 //     attempt counts as a success if it had emitted an element (Resilience4j's Flux
 //     operator). Elements are not offered to RecordResultPredicate.
 //   - RateLimiter: one permission per attempt, waited for as AcquirePermission allows; a
