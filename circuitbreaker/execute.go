@@ -48,32 +48,34 @@ func Execute[T any](ctx context.Context, cb *CircuitBreaker, call func(context.C
 		if r := recover(); r != nil {
 			var zero T
 			v, err = zero, safe.NewPanicError(r)
-			cb.failed(p, p.elapsed(), nil, err)
+			end := cb.now()
+			cb.failed(p, end-p.start, end, nil, err)
 			return
 		}
 		p.release()
 	}()
 	p.start = cb.now()
 	v, err = call(ctx)
-	d := p.elapsed()
+	end := cb.now()
+	d := end - p.start
 	returned = true
 	switch {
 	case err == nil:
 		if cb.cfg.RecordResultPredicate == nil && cb.cfg.TransitionOnResult == nil {
 			if p.finish() {
-				cb.succeeded(d)
+				cb.succeeded(d, end)
 			}
 		} else if p.finish() {
-			cb.returned(d, v)
+			cb.returned(d, end, v)
 			cb.transitionOnResult(v, nil)
 		}
 	case safe.CallerCancelled(ctx, err):
 		p.release()
 	default:
 		if cb.cfg.TransitionOnResult == nil {
-			cb.failed(p, d, nil, err)
+			cb.failed(p, d, end, nil, err)
 		} else {
-			cb.failed(p, d, v, err)
+			cb.failed(p, d, end, v, err)
 		}
 	}
 	return v, err

@@ -8,28 +8,28 @@ import (
 	"github.com/levee-go/levee/internal/safe"
 )
 
-func (cb *CircuitBreaker) succeeded(d time.Duration) {
+func (cb *CircuitBreaker) succeeded(d, end time.Duration) {
 	if cb.events.Active() {
 		cb.publish(Event{Type: EventSuccess, Duration: d})
 	}
-	cb.record(d, false)
+	cb.record(d, end, false)
 }
 
-func (cb *CircuitBreaker) returned(d time.Duration, result any) {
+func (cb *CircuitBreaker) returned(d, end time.Duration, result any) {
 	// A predicate that panics records the call as a failure rather than crashing the caller.
 	if p := cb.cfg.RecordResultPredicate; p != nil && result != nil && safe.Predicate(p, result, true) {
 		if cb.events.Active() {
 			cb.publish(Event{Type: EventError, Duration: d, Err: &ResultRecordedAsFailureError{Name: cb.name, Result: result}})
 		}
-		cb.record(d, true)
+		cb.record(d, end, true)
 		return
 	}
-	cb.succeeded(d)
+	cb.succeeded(d, end)
 }
 
-// failed handles an error outcome of permit p that took d; result goes to
-// TransitionOnResult along with err.
-func (cb *CircuitBreaker) failed(p Permit, d time.Duration, result any, err error) {
+// failed handles an error outcome of permit p that took d and ended at end (time since the
+// epoch); result goes to TransitionOnResult along with err.
+func (cb *CircuitBreaker) failed(p Permit, d, end time.Duration, result any, err error) {
 	switch cb.classify(err) {
 	case ignored:
 		if p.release() && cb.events.Active() {
@@ -43,12 +43,12 @@ func (cb *CircuitBreaker) failed(p Permit, d time.Duration, result any, err erro
 		if cb.events.Active() {
 			cb.publish(Event{Type: EventError, Duration: d, Err: err})
 		}
-		cb.record(d, true)
+		cb.record(d, end, true)
 	default:
 		if !p.finish() {
 			return
 		}
-		cb.succeeded(d)
+		cb.succeeded(d, end)
 	}
 	cb.transitionOnResult(result, err)
 }
@@ -100,7 +100,7 @@ func isPanic(err error) bool {
 // record adds an outcome to the current state's window and makes the transition it calls
 // for. Outcomes of calls that started in another period land in the current one, as in
 // Resilience4j; OPEN records into the metrics it inherited but never transitions.
-func (cb *CircuitBreaker) record(d time.Duration, failed bool) {
+func (cb *CircuitBreaker) record(d, end time.Duration, failed bool) {
 	st := cb.state.Load()
 	if st.kind == Disabled || st.kind == ForcedOpen {
 		return
@@ -112,7 +112,7 @@ func (cb *CircuitBreaker) record(d time.Duration, failed bool) {
 	if d > cb.cfg.SlowCallDurationThreshold {
 		o |= outcomeSlow
 	}
-	c := st.metrics.win.record(o)
+	c := st.metrics.win.recordAt(o, end)
 	if st.kind == Open {
 		return
 	}

@@ -28,7 +28,8 @@ type Permit struct {
 // slow-call rate. TransitionOnResult is not consulted: there is no result to show it.
 func (p Permit) OnSuccess() {
 	if p.cb != nil && p.finish() {
-		p.cb.succeeded(p.elapsed())
+		end := p.cb.now()
+		p.cb.succeeded(end-p.start, end)
 	}
 }
 
@@ -50,7 +51,8 @@ func (p Permit) OnSuccess() {
 // cancellation: Release such calls instead.
 func (p Permit) OnError(err error) {
 	if p.cb != nil {
-		p.cb.failed(p, p.elapsed(), nil, err)
+		end := p.cb.now()
+		p.cb.failed(p, end-p.start, end, nil, err)
 	}
 }
 
@@ -63,13 +65,14 @@ func (p Permit) OnResult(result any, err error) {
 	if p.cb == nil {
 		return
 	}
-	d := p.elapsed()
+	end := p.cb.now()
+	d := end - p.start
 	if err != nil {
-		p.cb.failed(p, d, result, err)
+		p.cb.failed(p, d, end, result, err)
 		return
 	}
 	if p.finish() {
-		p.cb.returned(d, result)
+		p.cb.returned(d, end, result)
 		p.cb.transitionOnResult(result, nil)
 	}
 }
@@ -84,8 +87,6 @@ func (p Permit) Release() {
 		p.release()
 	}
 }
-
-func (p Permit) elapsed() time.Duration { return p.cb.now() - p.start }
 
 // finish marks the permit completed by an outcome and reports whether it had not been
 // completed before (always true outside HALF_OPEN, where nothing is tracked).

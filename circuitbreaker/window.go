@@ -38,6 +38,9 @@ func (c *counts) add(o outcome, sign int) {
 // include it; snapshot returns the current totals.
 type window interface {
 	record(o outcome) counts
+	// recordAt is record by a caller that has just read the breaker's clock: now is that
+	// reading, which a time-based window uses instead of reading the clock again.
+	recordAt(o outcome, now time.Duration) counts
 	snapshot() counts
 }
 
@@ -60,6 +63,8 @@ type countWindow struct {
 	head  int
 	total counts
 }
+
+func (w *countWindow) recordAt(o outcome, _ time.Duration) counts { return w.record(o) }
 
 func (w *countWindow) record(o outcome) counts {
 	w.mu.Lock()
@@ -131,14 +136,17 @@ func (w *timeWindow) advance(now int64) {
 	}
 }
 
-func (w *timeWindow) record(o outcome) counts {
-	now := w.now()
+func (w *timeWindow) record(o outcome) counts { return w.recordAt(o, w.clock()) }
+
+func (w *timeWindow) recordAt(o outcome, at time.Duration) counts {
+	now := int64(at / time.Second)
 	w.mu.Lock()
-	defer w.mu.Unlock()
 	w.advance(now)
 	w.buckets[w.head].add(o, 1)
 	w.total.add(o, 1)
-	return w.total
+	t := w.total
+	w.mu.Unlock()
+	return t
 }
 
 func (w *timeWindow) snapshot() counts {
@@ -153,5 +161,6 @@ func (w *timeWindow) snapshot() counts {
 // them): it records nothing and always reads empty.
 type emptyWindow struct{}
 
-func (emptyWindow) record(outcome) counts { return counts{} }
-func (emptyWindow) snapshot() counts      { return counts{} }
+func (emptyWindow) record(outcome) counts                  { return counts{} }
+func (emptyWindow) recordAt(outcome, time.Duration) counts { return counts{} }
+func (emptyWindow) snapshot() counts                       { return counts{} }
