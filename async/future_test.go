@@ -242,7 +242,7 @@ func TestFutureCancellationReleasesPermits(t *testing.T) {
 	f := async.Go(context.Background(), p, b.call)
 	b.awaitStart(t, 1)
 	assert.Equal(t, 0, bh.Metrics().AvailableConcurrentCalls)
-	require.ErrorIs(t, cb.TryAcquirePermission(), circuitbreaker.ErrCallNotPermitted, "the probe is taken")
+	require.ErrorIs(t, tryAcquire(cb), circuitbreaker.ErrCallNotPermitted, "the probe is taken")
 
 	f.Cancel()
 	_, err := f.Get(context.Background())
@@ -253,7 +253,7 @@ func TestFutureCancellationReleasesPermits(t *testing.T) {
 	assert.Equal(t, circuitbreaker.HalfOpen, cb.State())
 	m := cb.Metrics()
 	assert.Equal(t, 0, m.NumberOfBufferedCalls, "nothing recorded")
-	require.NoError(t, cb.TryAcquirePermission(), "the probe was given back")
+	require.NoError(t, tryAcquire(cb), "the probe was given back")
 	assert.Equal(t, fallback.Metrics{}, fb.Metrics())
 }
 

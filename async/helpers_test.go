@@ -159,3 +159,10 @@ func breakerCounts(cb *circuitbreaker.CircuitBreaker) [3]int {
 	m := cb.Metrics()
 	return [3]int{m.NumberOfSuccessfulCalls, m.NumberOfFailedCalls, m.NumberOfNotPermittedCalls}
 }
+
+// tryAcquire asks b for one permission and returns its answer; a granted permit is kept, as by
+// a call still running.
+func tryAcquire(b *circuitbreaker.CircuitBreaker) error {
+	_, err := b.Acquire()
+	return err
+}

@@ -1,6 +1,7 @@
 package circuitbreaker
 
 import (
+	"math"
 	"sync/atomic"
 	"time"
 
@@ -8,50 +9,70 @@ import (
 	"github.com/levee-go/levee/internal/event"
 )
 
-// CircuitBreaker is Resilience4j's CircuitBreakerStateMachine: a named, concurrency-safe
-// breaker shared by every call to one dependency, whatever their result types.
+// CircuitBreaker is a named, concurrency-safe breaker shared by every call to one dependency,
+// whatever their result types, as Resilience4j's CircuitBreakerStateMachine.
 //
-// The current state is an immutable-identity object behind an atomic pointer, replaced by
-// compare-and-swap on every transition (a new object each time, as Resilience4j's state
-// classes), and each object owns its window. So asking for permission takes no mutex, an
-// outcome decides at most one transition, and a permit is returned to the HALF_OPEN period
-// that granted it. Recording an outcome holds the window's mutex only while its ring and
-// totals change, so every decision is made on an exact window, as in Resilience4j. Create one with New; the zero value is not usable.
+// The current state is an object behind an atomic pointer, replaced by compare-and-swap on
+// every transition (a new object each time, even into the same state), and each object owns
+// its window. So asking for permission takes no mutex, an outcome decides at most one
+// transition, and a permit goes back to the period that granted it. Recording an outcome
+// holds the window's mutex only while its ring and totals change, so every decision is made
+// on an exact window.
+//
+// Every instant the breaker keeps (the end of OPEN, a permit's start, a time-based window's
+// seconds) is a duration since the breaker's epoch, the instant New ran, read from the
+// monotonic clock; the wall clock only stamps events. Create one with New; the zero value is
+// not usable.
 type CircuitBreaker struct {
-	name       string
-	cfg        Config
-	recordList errmatch.List
-	ignoreList errmatch.List
-	recordAll  bool // neither RecordErrors nor RecordErrorPredicate: every error is a failure
+	name          string
+	cfg           Config
+	epoch         time.Time // with a monotonic reading: now() never reads the wall clock
+	clock         func() time.Duration
+	recordList    errmatch.List
+	ignoreList    errmatch.List
+	rejectionList errmatch.List
+	recordAll     bool // neither RecordErrors nor RecordErrorPredicate: every error is a failure
+
+	// refusals holds the error returned for a refusal in each state, built once by New so
+	// that refusing allocates nothing.
+	refusals [MetricsOnly + 1]CallNotPermittedError
 
 	state  atomic.Pointer[circuitState]
 	events event.Publisher[Event]
 }
 
 // New returns a breaker named name (used in errors and events) configured by cfg, whose zero
-// fields take Resilience4j's defaults. It refuses, with an error naming the field and its
-// allowed range, every out-of-range value, a nil entry in RecordErrors or IgnoreErrors, and
-// setting both WaitDurationInOpenState and WaitIntervalFunctionInOpenState.
+// fields take the defaults DefaultConfig returns. It refuses, with an error naming the field and its
+// allowed range (see Config), every out-of-range value, a nil entry in an error list, an entry
+// of RecordRejections that is no levee rejection, and setting both WaitDurationInOpenState and
+// WaitIntervalFunctionInOpenState.
 func New(name string, cfg Config) (*CircuitBreaker, error) {
 	c, err := cfg.normalize()
 	if err != nil {
 		return nil, err
 	}
-	cb := &CircuitBreaker{name: name, cfg: c}
-	if cb.recordList, err = errmatch.Compile("RecordErrors", c.RecordErrors); err != nil {
-		return nil, prefixed(err)
+	cb := &CircuitBreaker{name: name, cfg: c, epoch: time.Now()}
+	cb.clock = cb.now
+	if cb.recordList, err = compileList("RecordErrors", c.RecordErrors, false); err != nil {
+		return nil, err
 	}
-	if cb.ignoreList, err = errmatch.Compile("IgnoreErrors", c.IgnoreErrors); err != nil {
-		return nil, prefixed(err)
+	if cb.ignoreList, err = compileList("IgnoreErrors", c.IgnoreErrors, false); err != nil {
+		return nil, err
+	}
+	if cb.rejectionList, err = compileList("RecordRejections", c.RecordRejections, true); err != nil {
+		return nil, err
 	}
 	cb.recordAll = cb.recordList.Empty() && c.RecordErrorPredicate == nil
+	for s := range cb.refusals {
+		cb.refusals[s] = CallNotPermittedError{Name: name, State: State(s)}
+	}
 
 	var st *circuitState
 	switch c.InitialState {
 	case Closed:
 		st = cb.newClosed()
 	case Open:
-		st = cb.newOpen(1, cb.closedMetrics(), time.Now().Add(c.waitInOpenState(1)))
+		st = cb.newOpen(1, cb.closedMetrics(), cb.after(c.waitInOpenState(1)))
 	case HalfOpen:
 		st = cb.newHalfOpen(1)
 	case Disabled:
@@ -72,6 +93,21 @@ func (e prefixedError) Error() string { return "circuitbreaker: " + e.err.Error(
 func (e prefixedError) Unwrap() error { return e.err }
 
 func prefixed(err error) error { return prefixedError{err} }
+
+// now is the time elapsed since the breaker's epoch. time.Since of an instant that carries a
+// monotonic reading reads the monotonic clock alone; in a testing/synctest bubble it follows
+// the bubble's fake clock.
+func (cb *CircuitBreaker) now() time.Duration { return time.Since(cb.epoch) }
+
+// after is the instant d from now, as a duration since the epoch; it saturates rather than
+// overflow for a huge d.
+func (cb *CircuitBreaker) after(d time.Duration) time.Duration {
+	now := cb.now()
+	if d > math.MaxInt64-now {
+		return math.MaxInt64
+	}
+	return now + d
+}
 
 // Name returns the name given to New, or "" for a nil cb.
 func (cb *CircuitBreaker) Name() string {
@@ -100,51 +136,73 @@ func (cb *CircuitBreaker) Config() Config {
 	c := cb.cfg
 	c.RecordErrors = append([]error(nil), c.RecordErrors...)
 	c.IgnoreErrors = append([]error(nil), c.IgnoreErrors...)
+	c.RecordRejections = append([]error(nil), c.RecordRejections...)
 	return c
 }
 
-// TryAcquirePermission asks to run one call, as Resilience4j's tryAcquirePermission. It
-// returns nil when the call may run — the caller must then report it with exactly one of
-// OnSuccess, OnError, OnResult or ReleasePermission — or a *CallNotPermittedError:
+// Acquire asks to run one call, as Resilience4j's tryAcquirePermission. When the call may run
+// it returns a Permit, on which the caller must report the call with exactly one of
+// Permit.OnSuccess, OnError, OnResult or Release. Otherwise it returns the zero Permit and a
+// *CallNotPermittedError:
 //
 //   - CLOSED, DISABLED, METRICS_ONLY always permit;
-//   - OPEN refuses until time.Now() is strictly after the end of its wait, then moves to
-//     HALF_OPEN and asks it;
+//   - OPEN refuses until the monotonic clock is strictly after the end of its wait, then moves
+//     to HALF_OPEN and asks it;
 //   - HALF_OPEN permits while probe permits remain, taking one each time;
 //   - FORCED_OPEN always refuses.
 //
 // A refusal increments NumberOfNotPermittedCalls and publishes NOT_PERMITTED (not in
-// FORCED_OPEN). It returns ErrNilCircuitBreaker for a nil cb.
-func (cb *CircuitBreaker) TryAcquirePermission() error {
+// FORCED_OPEN). It allocates nothing: the error is one the breaker built at New for that
+// state, and must not be modified. It reads no clock either, except in the last second of an
+// OPEN wait: a timer marks that second, and the clock decides only within it. Acquire returns
+// ErrNilCircuitBreaker for a nil cb.
+func (cb *CircuitBreaker) Acquire() (Permit, error) {
 	if cb == nil {
-		return ErrNilCircuitBreaker
+		return Permit{}, ErrNilCircuitBreaker
 	}
-	if st, ok := cb.acquire(); !ok {
-		return cb.notPermitted(st)
+	p, ok := cb.acquire()
+	if !ok {
+		return Permit{}, cb.notPermitted(p.st)
 	}
-	return nil
+	p.start = cb.now()
+	return p, nil
 }
 
-// acquire decides a permission and returns the state object that decided, so that Execute can
-// hand a HALF_OPEN permit back to the period that granted it.
-func (cb *CircuitBreaker) acquire() (*circuitState, bool) {
+// acquire decides a permission. It returns a Permit without its start instant (Execute takes
+// it just before the call), or, refused, one whose st is the state that refused. CLOSED, by
+// far the most common state, is decided inline.
+func (cb *CircuitBreaker) acquire() (Permit, bool) {
+	if st := cb.state.Load(); st.kind == Closed {
+		return Permit{cb: cb, st: st}, true
+	}
+	return cb.acquireSlow()
+}
+
+func (cb *CircuitBreaker) acquireSlow() (Permit, bool) {
 	for {
 		st := cb.state.Load()
 		switch st.kind {
 		case Closed, Disabled, MetricsOnly:
-			return st, true
+			return Permit{cb: cb, st: st}, true
 		case HalfOpen:
-			if st.takePermit() {
-				return st, true
+			if slot, word, ok := st.takeProbe(); ok {
+				return Permit{cb: cb, st: st, slot: slot, word: word}, true
 			}
 		case Open:
-			if time.Now().After(st.deadline) {
+			if !st.ending.Load() { // far from the end of the wait: no need to read the clock
+				st.metrics.notPermitted.add()
+				return Permit{st: st}, false
+			}
+			now := cb.now()
+			if now > st.deadline {
 				cb.openToHalfOpen(st)
 				continue // ask whichever state is current now, as Resilience4j's OpenState
 			}
+			st.metrics.notPermitted.addAt(now)
+			return Permit{st: st}, false
 		}
-		st.metrics.notPermitted.Add(1)
-		return st, false
+		st.metrics.notPermitted.add()
+		return Permit{st: st}, false
 	}
 }
 
@@ -152,16 +210,5 @@ func (cb *CircuitBreaker) notPermitted(st *circuitState) error {
 	if cb.events.Active() {
 		cb.publish(Event{Type: EventNotPermitted})
 	}
-	return &CallNotPermittedError{Name: cb.name, State: st.kind}
-}
-
-// ReleasePermission hands back a permission without recording an outcome, as Resilience4j's
-// releasePermission: in HALF_OPEN the current period gets one probe permit back (without an
-// upper bound, so call it only for a permission you hold); elsewhere it does nothing. Use it
-// when a permitted call is abandoned, e.g. cancelled by its caller before it told anything
-// about the dependency. On a nil cb it does nothing.
-func (cb *CircuitBreaker) ReleasePermission() {
-	if cb != nil {
-		cb.state.Load().release()
-	}
+	return &cb.refusals[st.kind]
 }

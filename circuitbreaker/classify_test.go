@@ -57,47 +57,55 @@ func TestClassification(t *testing.T) {
 		{"wrapped levee rejection too", cb.Config{}, fmt.Errorf("inner: %w", rejection{}), cb.EventIgnoredError},
 		{"an inner breaker's rejection too", cb.Config{}, &cb.CallNotPermittedError{Name: "inner", State: cb.Open}, cb.EventIgnoredError},
 		{"levee rejection not matched by a record list", cb.Config{RecordErrors: []error{errBoom}}, rejection{}, cb.EventIgnoredError},
-		{"levee rejection matched by the record list", cb.Config{RecordErrors: []error{levee.ErrorType[rejection]()}}, rejection{}, cb.EventError},
-		{"levee rejection matched by the record predicate", cb.Config{RecordErrorPredicate: func(err error) bool { return levee.IsRejection(err) }}, rejection{}, cb.EventError},
-		{"ErrCallNotPermitted listed", cb.Config{RecordErrors: []error{cb.ErrCallNotPermitted}}, &cb.CallNotPermittedError{Name: "inner"}, cb.EventError},
-		{"levee rejection ignored wins over record", cb.Config{RecordErrors: []error{levee.ErrorType[rejection]()}, IgnoreErrors: []error{levee.ErrorType[rejection]()}}, rejection{}, cb.EventIgnoredError},
+		{"the record list never sees a rejection", cb.Config{RecordErrors: []error{levee.ErrorType[rejection]()}}, rejection{}, cb.EventIgnoredError},
+		{"the record predicate never sees a rejection", cb.Config{RecordErrorPredicate: func(err error) bool { return levee.IsRejection(err) }}, rejection{}, cb.EventIgnoredError},
+		{"a catch-all record predicate never sees a rejection", cb.Config{RecordErrorPredicate: func(err error) bool { return !errors.Is(err, errInvalid) }}, rejection{}, cb.EventIgnoredError},
+		{"the ignore list never sees a rejection", cb.Config{IgnoreErrors: []error{levee.ErrorType[rejection]()}, RecordRejections: []error{levee.ErrorType[rejection]()}}, rejection{}, cb.EventError},
+		{"the ignore predicate never sees a rejection", cb.Config{IgnoreErrorPredicate: func(error) bool { return true }, RecordRejections: []error{levee.ErrorType[rejection]()}}, rejection{}, cb.EventError},
+		{"rejection matched by RecordRejections type", cb.Config{RecordRejections: []error{levee.ErrorType[rejection]()}}, fmt.Errorf("inner: %w", rejection{}), cb.EventError},
+		{"ErrCallNotPermitted in RecordRejections", cb.Config{RecordRejections: []error{cb.ErrCallNotPermitted}}, &cb.CallNotPermittedError{Name: "inner"}, cb.EventError},
+		{"rejection not matched by RecordRejections", cb.Config{RecordRejections: []error{cb.ErrCallNotPermitted}}, rejection{}, cb.EventIgnoredError},
+		{"RecordRejections does not make other errors successes", cb.Config{RecordRejections: []error{cb.ErrCallNotPermitted}}, errBoom, cb.EventError},
 		{"panic is a failure", cb.Config{}, panicErr, cb.EventError},
 		{"panic is a failure even when the record list misses it", cb.Config{RecordErrors: []error{errBoom}}, panicErr, cb.EventError},
 		{"a panic can be ignored", cb.Config{IgnoreErrors: []error{errInvalid}}, &levee.PanicError{Value: errInvalid}, cb.EventIgnoredError},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			tt.cfg.SlidingWindowSize = 10
-			tt.cfg.MinimumNumberOfCalls = 10
-			tt.cfg.PermittedNumberOfCallsInHalfOpenState = 3
-			b := mustNew(t, tt.cfg)
-			require.NoError(t, b.TransitionToOpenState())
-			require.NoError(t, b.TransitionToHalfOpenState())
-			require.NoError(t, b.TryAcquirePermission())
-			require.NoError(t, b.TryAcquirePermission())
-			require.NoError(t, b.TryAcquirePermission())
-			ev := record(b)
-			b.OnError(7*time.Millisecond, tt.err)
+			synctest.Test(t, func(t *testing.T) {
+				tt.cfg.SlidingWindowSize = 10
+				tt.cfg.MinimumNumberOfCalls = 10
+				tt.cfg.PermittedNumberOfCallsInHalfOpenState = 3
+				b := mustNew(t, tt.cfg)
+				require.NoError(t, b.TransitionToOpenState())
+				require.NoError(t, b.TransitionToHalfOpenState())
+				p := acquire(t, b)
+				acquire(t, b)
+				acquire(t, b)
+				ev := record(b)
+				time.Sleep(7 * time.Millisecond)
+				p.OnError(tt.err)
 
-			evs := ev.list()
-			require.Len(t, evs, 1)
-			assert.Equal(t, tt.want, evs[0].Type)
-			assert.Equal(t, 7*time.Millisecond, evs[0].Duration)
-			m := b.Metrics()
-			switch tt.want {
-			case cb.EventError:
-				assert.Equal(t, tt.err, evs[0].Err)
-				assert.Equal(t, counts{buffered: 1, failed: 1}, countsOf(m))
-				assert.Error(t, b.TryAcquirePermission(), "no permit came back")
-			case cb.EventSuccess:
-				assert.Nil(t, evs[0].Err)
-				assert.Equal(t, counts{buffered: 1, successful: 1}, countsOf(m))
-				assert.Error(t, b.TryAcquirePermission(), "no permit came back")
-			case cb.EventIgnoredError:
-				assert.Equal(t, tt.err, evs[0].Err)
-				assert.Equal(t, counts{}, countsOf(m))
-				assert.NoError(t, b.TryAcquirePermission(), "the permit came back")
-			}
+				evs := ev.list()
+				require.Len(t, evs, 1)
+				assert.Equal(t, tt.want, evs[0].Type)
+				assert.Equal(t, 7*time.Millisecond, evs[0].Duration)
+				m := b.Metrics()
+				switch tt.want {
+				case cb.EventError:
+					assert.Equal(t, tt.err, evs[0].Err)
+					assert.Equal(t, counts{buffered: 1, failed: 1}, countsOf(m))
+					assert.Error(t, try(b), "no permit came back")
+				case cb.EventSuccess:
+					assert.Nil(t, evs[0].Err)
+					assert.Equal(t, counts{buffered: 1, successful: 1}, countsOf(m))
+					assert.Error(t, try(b), "no permit came back")
+				case cb.EventIgnoredError:
+					assert.Equal(t, tt.err, evs[0].Err)
+					assert.Equal(t, counts{}, countsOf(m))
+					assert.NoError(t, try(b), "the permit came back")
+				}
+			})
 		})
 	}
 }
@@ -105,7 +113,7 @@ func TestClassification(t *testing.T) {
 func TestOnErrorWithNilErrorIsAFailure(t *testing.T) {
 	called := false
 	b := mustNew(t, cb.Config{SlidingWindowSize: 5, IgnoreErrorPredicate: func(error) bool { called = true; return true }})
-	b.OnError(0, nil)
+	acquire(t, b).OnError(nil)
 	assert.Equal(t, counts{buffered: 1, failed: 1}, countsOf(b.Metrics()))
 	assert.False(t, called, "predicates never see a nil error")
 }
@@ -122,9 +130,9 @@ func TestPitfall7_IgnoredErrorsReleaseTheHalfOpenPermit(t *testing.T) {
 	}
 	assert.Equal(t, cb.HalfOpen, b.State(), "ignored outcomes decide nothing")
 	assert.Equal(t, counts{}, countsOf(b.Metrics()))
-	assert.NoError(t, b.TryAcquirePermission())
-	assert.NoError(t, b.TryAcquirePermission(), "both permits are still there")
-	assert.Error(t, b.TryAcquirePermission())
+	assert.NoError(t, try(b))
+	assert.NoError(t, try(b), "both permits are still there")
+	assert.Error(t, try(b))
 }
 
 func TestPitfall7_PanicIsRecordedAndNeverLeaksTheHalfOpenPermit(t *testing.T) {
@@ -172,15 +180,15 @@ func TestRecordResultPredicate(t *testing.T) {
 func TestOnResult(t *testing.T) {
 	calls := 0
 	b := mustNew(t, cb.Config{SlidingWindowSize: 10, RecordResultPredicate: func(r any) bool { calls++; return r == "bad" }})
-	b.OnResult(0, "bad", nil)
-	b.OnResult(0, "good", nil)
-	b.OnResult(0, nil, nil) // a nil result never reaches the predicate
-	b.OnResult(0, "bad", errBoom)
+	acquire(t, b).OnResult("bad", nil)
+	acquire(t, b).OnResult("good", nil)
+	acquire(t, b).OnResult(nil, nil) // a nil result never reaches the predicate
+	acquire(t, b).OnResult("bad", errBoom)
 	assert.Equal(t, 2, calls, "not called for nil results or errors")
 	assert.Equal(t, counts{buffered: 4, failed: 2, successful: 2}, countsOf(b.Metrics()))
 
 	without := mustNew(t, cb.Config{SlidingWindowSize: 10})
-	without.OnResult(0, "anything", nil)
+	acquire(t, without).OnResult("anything", nil)
 	assert.Equal(t, counts{buffered: 1, successful: 1}, countsOf(without.Metrics()))
 }
 

@@ -123,13 +123,19 @@ func TestPitfall2_HalfOpenDecidesAfterMinOfMinimumAndPermitted(t *testing.T) {
 
 // TestPitfall3_SlowIsStrictlyGreaterAndSlowErrorsCountAsFailedAndSlow.
 func TestPitfall3_SlowIsStrictlyGreaterAndSlowErrorsCountAsFailedAndSlow(t *testing.T) {
-	b := mustNew(t, cb.Config{SlidingWindowSize: 10, MinimumNumberOfCalls: 10, SlowCallDurationThreshold: time.Second})
-	b.OnSuccess(time.Second)            // equal: not slow
-	b.OnSuccess(time.Second + 1)        // slow success
-	b.OnError(time.Second, errBoom)     // not slow failure
-	b.OnError(2*time.Second, errBoom)   // slow failure
-	b.OnResult(3*time.Second, "x", nil) // slow success through OnResult
-	assert.Equal(t, counts{buffered: 5, failed: 2, successful: 3, slow: 3, slowSuccessful: 2, slowFailed: 1}, countsOf(b.Metrics()))
+	t.Run("measured by the permit", func(t *testing.T) {
+		synctest.Test(t, func(t *testing.T) {
+			b := mustNew(t, cb.Config{SlidingWindowSize: 10, MinimumNumberOfCalls: 10, SlowCallDurationThreshold: time.Second})
+			report(t, b, time.Second, nil)       // equal: not slow
+			report(t, b, time.Second+1, nil)     // slow success
+			report(t, b, time.Second, errBoom)   // not slow failure
+			report(t, b, 2*time.Second, errBoom) // slow failure
+			p := acquire(t, b)
+			time.Sleep(3 * time.Second)
+			p.OnResult("x", nil) // slow success through OnResult
+			assert.Equal(t, counts{buffered: 5, failed: 2, successful: 3, slow: 3, slowSuccessful: 2, slowFailed: 1}, countsOf(b.Metrics()))
+		})
+	})
 
 	t.Run("measured by Execute", func(t *testing.T) {
 		synctest.Test(t, func(t *testing.T) {
@@ -163,15 +169,17 @@ func TestSlowCallRateOpens(t *testing.T) {
 }
 
 func TestBothRatesExceededPublishesBothEvents(t *testing.T) {
-	b := mustNew(t, cb.Config{SlidingWindowSize: 2, SlowCallDurationThreshold: time.Millisecond})
-	ev := record(b)
-	b.OnError(time.Second, errBoom)
-	b.OnError(time.Second, errBoom)
-	assert.Equal(t, []cb.EventType{cb.EventError, cb.EventError, cb.EventFailureRateExceeded,
-		cb.EventSlowCallRateExceeded, cb.EventStateTransition}, ev.types())
-	evs := ev.list()
-	assert.Equal(t, float32(100), evs[2].FailureRate)
-	assert.Equal(t, float32(100), evs[3].SlowCallRate)
+	synctest.Test(t, func(t *testing.T) {
+		b := mustNew(t, cb.Config{SlidingWindowSize: 2, SlowCallDurationThreshold: time.Millisecond})
+		ev := record(b)
+		report(t, b, time.Second, errBoom)
+		report(t, b, time.Second, errBoom)
+		assert.Equal(t, []cb.EventType{cb.EventError, cb.EventError, cb.EventFailureRateExceeded,
+			cb.EventSlowCallRateExceeded, cb.EventStateTransition}, ev.types())
+		evs := ev.list()
+		assert.Equal(t, float32(100), evs[2].FailureRate)
+		assert.Equal(t, float32(100), evs[3].SlowCallRate)
+	})
 }
 
 func TestCountWindowSlides(t *testing.T) {
@@ -191,11 +199,11 @@ func TestLargeCountWindow(t *testing.T) {
 	const n = 40000
 	b := mustNew(t, cb.Config{SlidingWindowSize: n, MinimumNumberOfCalls: n})
 	for range n - 1 {
-		b.OnError(0, errBoom)
+		acquire(t, b).OnError(errBoom)
 	}
 	assert.Equal(t, cb.Closed, b.State())
 	assert.Equal(t, float32(-1), b.Metrics().FailureRate)
-	b.OnSuccess(0)
+	acquire(t, b).OnSuccess()
 	assert.Equal(t, cb.Open, b.State())
 	m := b.Metrics()
 	assert.Equal(t, n, m.NumberOfBufferedCalls)
@@ -203,11 +211,15 @@ func TestLargeCountWindow(t *testing.T) {
 }
 
 func TestMetricsOnlyRecordsButNeverOpens(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) { metricsOnlyRecordsButNeverOpens(t) })
+}
+
+func metricsOnlyRecordsButNeverOpens(t *testing.T) {
 	b := mustNew(t, cb.Config{InitialState: cb.MetricsOnly, SlidingWindowSize: 2, SlowCallDurationThreshold: time.Millisecond})
 	ev := record(b)
 	for range 5 {
-		b.OnError(time.Second, errBoom)
-		require.NoError(t, b.TryAcquirePermission())
+		report(t, b, time.Second, errBoom)
+		require.NoError(t, try(b))
 	}
 	assert.Equal(t, cb.MetricsOnly, b.State())
 	m := b.Metrics()
@@ -218,8 +230,8 @@ func TestMetricsOnlyRecordsButNeverOpens(t *testing.T) {
 		cb.EventError, cb.EventError, cb.EventError}, ev.types())
 	require.NoError(t, b.TransitionToMetricsOnlyState())
 	ev.reset()
-	b.OnError(time.Second, errBoom)
-	b.OnError(time.Second, errBoom)
+	report(t, b, time.Second, errBoom)
+	report(t, b, time.Second, errBoom)
 	assert.Equal(t, []cb.EventType{cb.EventError, cb.EventError, cb.EventFailureRateExceeded, cb.EventSlowCallRateExceeded}, ev.types(),
 		"a new METRICS_ONLY period publishes them again")
 }
@@ -233,6 +245,7 @@ func TestDisabledAndForcedOpenRecordNothing(t *testing.T) {
 	assert.Equal(t, counts{}, countsOf(b.Metrics()))
 	assert.Equal(t, float32(-1), b.Metrics().FailureRate)
 
+	late := acquire(t, b) // a call permitted while DISABLED
 	require.NoError(t, b.TransitionToForcedOpenState())
 	for range 3 {
 		err := fail(b)
@@ -241,12 +254,12 @@ func TestDisabledAndForcedOpenRecordNothing(t *testing.T) {
 		require.ErrorAs(t, err, &cnp)
 		assert.Equal(t, cb.ForcedOpen, cnp.State)
 	}
-	b.OnError(0, errBoom) // a late outcome is dropped
+	late.OnError(errBoom) // a late outcome is dropped
 	assert.Equal(t, counts{notPermitted: 3}, countsOf(b.Metrics()))
 }
 
 // TestPitfall4_TimeBasedBreakerForgetsOldCallsOnRead: the breaker's metrics move with the clock
-// even when no call is recorded, and calls leave at whole epoch seconds.
+// even when no call is recorded, and calls leave at whole seconds since New.
 func TestPitfall4_TimeBasedBreakerForgetsOldCallsOnRead(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		b := mustNew(t, cb.Config{SlidingWindowType: cb.TimeBased, SlidingWindowSize: 2, MinimumNumberOfCalls: 2, FailureRateThreshold: 100})

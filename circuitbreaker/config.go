@@ -1,12 +1,16 @@
 package circuitbreaker
 
 import (
-	"github.com/levee-go/levee/internal/safe"
-
+	"errors"
 	"fmt"
 	"math"
+	"reflect"
 	"strconv"
 	"time"
+
+	"github.com/levee-go/levee/internal/errmatch"
+	"github.com/levee-go/levee/internal/reject"
+	"github.com/levee-go/levee/internal/safe"
 )
 
 // SlidingWindowType selects how the CLOSED and METRICS_ONLY windows aggregate outcomes, as
@@ -17,7 +21,7 @@ const (
 	// CountBased aggregates the last SlidingWindowSize recorded calls.
 	CountBased SlidingWindowType = iota
 	// TimeBased aggregates the calls recorded in the last SlidingWindowSize seconds, in
-	// per-second buckets aligned to the epoch second of time.Now.
+	// one-second buckets counted from the instant New ran, on the monotonic clock.
 	TimeBased
 )
 
@@ -32,8 +36,30 @@ func (t SlidingWindowType) String() string {
 	return "SlidingWindowType(" + strconv.Itoa(int(t)) + ")"
 }
 
+// StateAfterWait is the state a breaker enters when MaxWaitDurationInHalfOpenState elapses:
+// Resilience4j's transitionToStateAfterWaitDuration, whose default (OPEN) is the zero value.
+type StateAfterWait int
+
+const (
+	// OpenAfterWait moves the breaker to OPEN, as an opening that counts as an attempt.
+	OpenAfterWait StateAfterWait = iota
+	// ClosedAfterWait moves the breaker to a fresh CLOSED period.
+	ClosedAfterWait
+)
+
+// String returns "OPEN", "CLOSED", or "StateAfterWait(n)" for another value.
+func (s StateAfterWait) String() string {
+	switch s {
+	case OpenAfterWait:
+		return "OPEN"
+	case ClosedAfterWait:
+		return "CLOSED"
+	}
+	return "StateAfterWait(" + strconv.Itoa(int(s)) + ")"
+}
+
 // MaxSlidingWindowSize bounds SlidingWindowSize and PermittedNumberOfCallsInHalfOpenState so
-// that a mistyped size cannot make New allocate without limit (Resilience4j has no bound).
+// that a mistyped size cannot make New allocate without limit.
 const MaxSlidingWindowSize = 1 << 20
 
 // Config configures a CircuitBreaker. The zero value of every field means Resilience4j's
@@ -63,8 +89,8 @@ type Config struct {
 	WaitDurationInOpenState time.Duration
 	// WaitIntervalFunctionInOpenState, when set, gives the OPEN wait for each opening: attempt
 	// is 1 for the first opening and grows with each reopening that does not pass through
-	// CLOSED. A negative result counts as 0. Setting it together with WaitDurationInOpenState
-	// is an error, as in Resilience4j's builder. [nil: constant WaitDurationInOpenState]
+	// CLOSED. A negative result counts as 0, a panic as the default wait. Setting it together
+	// with WaitDurationInOpenState is an error. [nil: constant WaitDurationInOpenState]
 	WaitIntervalFunctionInOpenState func(attempt int) time.Duration
 	// PermittedNumberOfCallsInHalfOpenState is the number of probes HALF_OPEN admits, and the
 	// size of its count-based window. [1, MaxSlidingWindowSize] [10].
@@ -72,6 +98,11 @@ type Config struct {
 	// MaxWaitDurationInHalfOpenState, when non-zero, moves a breaker that has stayed
 	// HALF_OPEN that long back to OPEN. 0 or >= 1ms [0: wait for the probes].
 	MaxWaitDurationInHalfOpenState time.Duration
+	// TransitionToStateAfterWaitDuration is the state entered when
+	// MaxWaitDurationInHalfOpenState elapses before the probes decided: OpenAfterWait (an
+	// opening that counts as an attempt) or ClosedAfterWait (a fresh CLOSED period), as
+	// Resilience4j's transitionToStateAfterWaitDuration. [OpenAfterWait, the zero value]
+	TransitionToStateAfterWaitDuration StateAfterWait
 	// AutomaticTransitionFromOpenToHalfOpenEnabled moves OPEN to HALF_OPEN by a timer when
 	// the wait ends; otherwise the move happens on the first permission request after it.
 	// [false]
@@ -82,13 +113,22 @@ type Config struct {
 	// RecordErrorPredicate is set every error is a failure; when either is set, an error that
 	// matches neither counts as a success, as in Resilience4j. Nil entries are refused.
 	RecordErrors []error
-	// RecordErrorPredicate reports whether err is a failure, OR-ed with RecordErrors.
+	// RecordErrorPredicate reports whether err is a failure, OR-ed with RecordErrors. Like
+	// every list and predicate here but RecordRejections, it never sees a levee rejection.
 	RecordErrorPredicate func(err error) bool
+	// RecordRejections lists the levee rejections (levee.IsRejection: an inner bulkhead,
+	// rate limiter or breaker refused the call) recorded as failures, e.g.
+	// bulkhead.ErrBulkheadFull. Entries are matched like RecordErrors'; a sentinel entry must
+	// itself be a levee rejection. A rejection it does not match is ignored (the permission
+	// goes back, nothing is recorded), and no other list or predicate ever sees a rejection:
+	// the dependency was never called. [nil: no rejection is recorded]
+	RecordRejections []error
 	// IgnoreErrors lists the errors that count as neither success nor failure: the permit is
 	// handed back and nothing is recorded. Ignoring is checked first, so it wins over
 	// recording. Nil entries are refused.
 	IgnoreErrors []error
-	// IgnoreErrorPredicate reports whether err is ignored, OR-ed with IgnoreErrors.
+	// IgnoreErrorPredicate reports whether err is ignored, OR-ed with IgnoreErrors. It never
+	// sees a levee rejection.
 	IgnoreErrorPredicate func(err error) bool
 	// RecordResultPredicate reports whether a returned value (with a nil error) is a failure.
 	// It is called only when set and only for non-nil results (as Resilience4j skips null; a
@@ -96,6 +136,18 @@ type Config struct {
 	// of allocations, since the value is boxed only to be handed to it. The caller still
 	// receives the value. [nil]
 	RecordResultPredicate func(result any) bool
+
+	// TransitionOnResult, when set, can open the breaker on one call's outcome, as
+	// Resilience4j's transitionOnResult: after each recorded outcome (not an ignored error, a
+	// cancelled call or a refusal) of Execute, Permit.OnResult or Permit.OnError, it is called
+	// with the call's result (Execute's value, OnResult's result, nil from OnError) and error.
+	// When it returns OpenFor or OpenUntil and the outcome left the breaker CLOSED, the breaker
+	// opens for that long, as TransitionToOpenStateFor/Until (the attempt number does not
+	// grow), at most once per CLOSED period; in any other state the answer is ignored. It is
+	// also called for results RecordResultPredicate records as failures. Permit.OnSuccess,
+	// having no result, does not call it. A function that panics asks for nothing. Setting it
+	// makes Execute box each result into an any (an allocation for most T). [nil]
+	TransitionOnResult func(result any, err error) Transition
 
 	// InitialState is the state New starts in; OPEN, HALF_OPEN and FORCED_OPEN start with
 	// attempt 1, as Resilience4j 2.4's initialState. [Closed]
@@ -179,7 +231,7 @@ func (c Config) normalize() (Config, error) {
 	}
 	switch {
 	case c.WaitDurationInOpenState != 0 && c.WaitIntervalFunctionInOpenState != nil:
-		return c, fmt.Errorf("circuitbreaker: set WaitDurationInOpenState or WaitIntervalFunctionInOpenState, not both (WaitDurationInOpenState is %v; set it to 0 to use the function)", c.WaitDurationInOpenState)
+		return c, errors.New("circuitbreaker: set WaitDurationInOpenState or WaitIntervalFunctionInOpenState, not both")
 	case c.WaitDurationInOpenState == 0 && c.WaitIntervalFunctionInOpenState == nil:
 		c.WaitDurationInOpenState = defaultWaitDurationInOpenState
 	case c.WaitDurationInOpenState != 0 && c.WaitDurationInOpenState < time.Millisecond:
@@ -193,11 +245,15 @@ func (c Config) normalize() (Config, error) {
 		// kinder than ignoring what the user asked for.
 		return c, fmt.Errorf("circuitbreaker: MaxWaitDurationInHalfOpenState must be 0 or >= 1ms, got %v", d)
 	}
+	if t := c.TransitionToStateAfterWaitDuration; t != OpenAfterWait && t != ClosedAfterWait {
+		return c, fmt.Errorf("circuitbreaker: TransitionToStateAfterWaitDuration must be OpenAfterWait or ClosedAfterWait, got %v", t)
+	}
 	if !c.InitialState.valid() {
 		return c, fmt.Errorf("circuitbreaker: InitialState must be one of CLOSED, OPEN, HALF_OPEN, DISABLED, FORCED_OPEN, METRICS_ONLY, got %v", c.InitialState)
 	}
 	c.RecordErrors = append([]error(nil), c.RecordErrors...)
 	c.IgnoreErrors = append([]error(nil), c.IgnoreErrors...)
+	c.RecordRejections = append([]error(nil), c.RecordRejections...)
 	return c, nil
 }
 
@@ -208,4 +264,40 @@ func (c *Config) waitInOpenState(attempt int) time.Duration {
 	}
 	// A function that panics falls back to the default wait rather than crashing a transition.
 	return max(safe.Value(c.WaitIntervalFunctionInOpenState, attempt, defaultWaitDurationInOpenState), 0)
+}
+
+// compileList checks and compiles one error list of the config. Every entry is a sentinel
+// (matched with errors.Is) or a levee.ErrorType[E]() marker (errors.As); with rejections set,
+// a sentinel entry must also be a levee rejection, since any other value could never match
+// one.
+func compileList(field string, entries []error, rejections bool) (errmatch.List, error) {
+	for i, e := range entries {
+		if _, marker := errmatch.TypeOf(e); marker {
+			continue
+		}
+		switch {
+		case e == nil:
+			return errmatch.List{}, fmt.Errorf("circuitbreaker: %s[%d] must be a sentinel error or levee.ErrorType[E](), got nil", field, i)
+		case typedNil(e):
+			return errmatch.List{}, fmt.Errorf("circuitbreaker: %s[%d] must be a sentinel error or levee.ErrorType[E](), got (%T)(nil)", field, i, e)
+		case rejections && !reject.Is(e):
+			return errmatch.List{}, fmt.Errorf("circuitbreaker: %s[%d] must be a levee rejection (levee.IsRejection) or levee.ErrorType[E](), got %q", field, i, e.Error())
+		}
+	}
+	l, err := errmatch.Compile(field, entries)
+	if err != nil { // not reached: the entries were checked above
+		return l, prefixed(err)
+	}
+	return l, nil
+}
+
+// typedNil reports whether err is a non-nil interface holding a nil pointer, map, slice, func
+// or channel: (*HTTPError)(nil) reads as "any *HTTPError" but as a sentinel would match only
+// that nil pointer.
+func typedNil(err error) bool {
+	switch v := reflect.ValueOf(err); v.Kind() {
+	case reflect.Pointer, reflect.Map, reflect.Slice, reflect.Func, reflect.Chan, reflect.UnsafePointer:
+		return v.IsNil()
+	}
+	return false
 }

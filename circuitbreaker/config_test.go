@@ -1,7 +1,6 @@
 package circuitbreaker_test
 
 import (
-	"errors"
 	"math"
 	"testing"
 	"time"
@@ -9,6 +8,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/levee-go/levee"
+	"github.com/levee-go/levee/bulkhead"
 	cb "github.com/levee-go/levee/circuitbreaker"
 )
 
@@ -25,6 +26,9 @@ func TestDefaultConfigHasResilience4jDefaults(t *testing.T) {
 	assert.Equal(t, 10, c.PermittedNumberOfCallsInHalfOpenState)
 	assert.Equal(t, time.Duration(0), c.MaxWaitDurationInHalfOpenState)
 	assert.False(t, c.AutomaticTransitionFromOpenToHalfOpenEnabled)
+	assert.Equal(t, cb.OpenAfterWait, c.TransitionToStateAfterWaitDuration)
+	assert.Nil(t, c.RecordRejections)
+	assert.Nil(t, c.TransitionOnResult)
 	assert.Equal(t, cb.Closed, c.InitialState)
 }
 
@@ -52,6 +56,7 @@ func TestConfigIsACopy(t *testing.T) {
 	assert.Equal(t, 1, b.Metrics().NumberOfFailedCalls, "errBoom is still the recorded error")
 }
 
+// TestNewRejectsInvalidConfig has one row per field and rule, each with New's exact message.
 func TestNewRejectsInvalidConfig(t *testing.T) {
 	fn := func(int) time.Duration { return time.Second }
 	tests := []struct {
@@ -64,6 +69,7 @@ func TestNewRejectsInvalidConfig(t *testing.T) {
 		{"FailureRateThreshold NaN", cb.Config{FailureRateThreshold: float32(math.NaN())}, "circuitbreaker: FailureRateThreshold must be in (0, 100], got NaN"},
 		{"SlowCallRateThreshold above 100", cb.Config{SlowCallRateThreshold: 100.5}, "circuitbreaker: SlowCallRateThreshold must be in (0, 100], got 100.5"},
 		{"SlowCallRateThreshold negative", cb.Config{SlowCallRateThreshold: -0.5}, "circuitbreaker: SlowCallRateThreshold must be in (0, 100], got -0.5"},
+		{"SlowCallRateThreshold NaN", cb.Config{SlowCallRateThreshold: float32(math.NaN())}, "circuitbreaker: SlowCallRateThreshold must be in (0, 100], got NaN"},
 		{"SlowCallDurationThreshold negative", cb.Config{SlowCallDurationThreshold: -time.Second}, "circuitbreaker: SlowCallDurationThreshold must be > 0, got -1s"},
 		{"SlidingWindowType unknown", cb.Config{SlidingWindowType: 2}, "circuitbreaker: SlidingWindowType must be CountBased or TimeBased, got SlidingWindowType(2)"},
 		{"SlidingWindowType negative", cb.Config{SlidingWindowType: -1}, "circuitbreaker: SlidingWindowType must be CountBased or TimeBased, got SlidingWindowType(-1)"},
@@ -77,19 +83,23 @@ func TestNewRejectsInvalidConfig(t *testing.T) {
 		{"PermittedNumberOfCallsInHalfOpenState too large", cb.Config{PermittedNumberOfCallsInHalfOpenState: cb.MaxSlidingWindowSize + 1}, "circuitbreaker: PermittedNumberOfCallsInHalfOpenState must be in [1, 1048576], got 1048577"},
 		{"MaxWaitDurationInHalfOpenState negative", cb.Config{MaxWaitDurationInHalfOpenState: -time.Second}, "circuitbreaker: MaxWaitDurationInHalfOpenState must be 0 or >= 1ms, got -1s"},
 		{"MaxWaitDurationInHalfOpenState below 1ms", cb.Config{MaxWaitDurationInHalfOpenState: time.Microsecond}, "circuitbreaker: MaxWaitDurationInHalfOpenState must be 0 or >= 1ms, got 1µs"},
+		{"TransitionToStateAfterWaitDuration unknown", cb.Config{TransitionToStateAfterWaitDuration: 2}, "circuitbreaker: TransitionToStateAfterWaitDuration must be OpenAfterWait or ClosedAfterWait, got StateAfterWait(2)"},
+		{"TransitionToStateAfterWaitDuration negative", cb.Config{TransitionToStateAfterWaitDuration: -1}, "circuitbreaker: TransitionToStateAfterWaitDuration must be OpenAfterWait or ClosedAfterWait, got StateAfterWait(-1)"},
 		{"InitialState unknown", cb.Config{InitialState: 6}, "circuitbreaker: InitialState must be one of CLOSED, OPEN, HALF_OPEN, DISABLED, FORCED_OPEN, METRICS_ONLY, got State(6)"},
 		{"InitialState negative", cb.Config{InitialState: -1}, "circuitbreaker: InitialState must be one of CLOSED, OPEN, HALF_OPEN, DISABLED, FORCED_OPEN, METRICS_ONLY, got State(-1)"},
-		{"RecordErrors nil entry", cb.Config{RecordErrors: []error{errBoom, nil}}, "circuitbreaker: RecordErrors[1] is nil"},
-		{"IgnoreErrors nil entry", cb.Config{IgnoreErrors: []error{nil}}, "circuitbreaker: IgnoreErrors[0] is nil"},
-		{"RecordErrors typed nil entry", cb.Config{RecordErrors: []error{(*cb.CallNotPermittedError)(nil)}}, "circuitbreaker: RecordErrors[0] is a nil *circuitbreaker.CallNotPermittedError"},
-		{"IgnoreErrors typed nil entry", cb.Config{IgnoreErrors: []error{errBoom, (*cb.IllegalStateTransitionError)(nil)}}, "circuitbreaker: IgnoreErrors[1] is a nil *circuitbreaker.IllegalStateTransitionError"},
+		{"RecordErrors nil entry", cb.Config{RecordErrors: []error{errBoom, nil}}, "circuitbreaker: RecordErrors[1] must be a sentinel error or levee.ErrorType[E](), got nil"},
+		{"RecordErrors typed nil entry", cb.Config{RecordErrors: []error{(*cb.CallNotPermittedError)(nil)}}, "circuitbreaker: RecordErrors[0] must be a sentinel error or levee.ErrorType[E](), got (*circuitbreaker.CallNotPermittedError)(nil)"},
+		{"RecordRejections nil entry", cb.Config{RecordRejections: []error{nil}}, "circuitbreaker: RecordRejections[0] must be a sentinel error or levee.ErrorType[E](), got nil"},
+		{"RecordRejections typed nil entry", cb.Config{RecordRejections: []error{(*bulkhead.BulkheadFullError)(nil)}}, "circuitbreaker: RecordRejections[0] must be a sentinel error or levee.ErrorType[E](), got (*bulkhead.BulkheadFullError)(nil)"},
+		{"RecordRejections entry that is no rejection", cb.Config{RecordRejections: []error{bulkhead.ErrBulkheadFull, errBoom}}, `circuitbreaker: RecordRejections[1] must be a levee rejection (levee.IsRejection) or levee.ErrorType[E](), got "boom"`},
+		{"IgnoreErrors nil entry", cb.Config{IgnoreErrors: []error{nil}}, "circuitbreaker: IgnoreErrors[0] must be a sentinel error or levee.ErrorType[E](), got nil"},
+		{"IgnoreErrors typed nil entry", cb.Config{IgnoreErrors: []error{errBoom, (*cb.IllegalStateTransitionError)(nil)}}, "circuitbreaker: IgnoreErrors[1] must be a sentinel error or levee.ErrorType[E](), got (*circuitbreaker.IllegalStateTransitionError)(nil)"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			b, err := cb.New("test", tt.cfg)
-			require.Error(t, err)
 			assert.Nil(t, b)
-			assert.Contains(t, err.Error(), tt.want)
+			assert.EqualError(t, err, tt.want)
 		})
 	}
 }
@@ -131,6 +141,12 @@ func TestNewAcceptsBoundaryValues(t *testing.T) {
 		{"every initial state", cb.Config{InitialState: cb.MetricsOnly}, func(t *testing.T, c cb.Config) {
 			assert.Equal(t, cb.MetricsOnly, c.InitialState)
 		}},
+		{"CLOSED after the HALF_OPEN wait", cb.Config{TransitionToStateAfterWaitDuration: cb.ClosedAfterWait}, func(t *testing.T, c cb.Config) {
+			assert.Equal(t, cb.ClosedAfterWait, c.TransitionToStateAfterWaitDuration)
+		}},
+		{"rejections: sentinels and markers", cb.Config{RecordRejections: []error{bulkhead.ErrBulkheadFull, cb.ErrCallNotPermitted, levee.ErrorType[*bulkhead.BulkheadFullError]()}}, func(t *testing.T, c cb.Config) {
+			assert.Equal(t, []error{bulkhead.ErrBulkheadFull, cb.ErrCallNotPermitted, c.RecordRejections[2]}, c.RecordRejections)
+		}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -141,12 +157,6 @@ func TestNewAcceptsBoundaryValues(t *testing.T) {
 	}
 }
 
-func TestNewErrorIsUnwrappable(t *testing.T) {
-	_, err := cb.New("test", cb.Config{IgnoreErrors: []error{nil}})
-	require.Error(t, err)
-	assert.NotNil(t, errors.Unwrap(err), "the list error is kept in the chain")
-}
-
 func TestInitialState(t *testing.T) {
 	for _, s := range []cb.State{cb.Closed, cb.Open, cb.HalfOpen, cb.Disabled, cb.ForcedOpen, cb.MetricsOnly} {
 		t.Run(s.String(), func(t *testing.T) {
@@ -155,7 +165,7 @@ func TestInitialState(t *testing.T) {
 			m := b.Metrics()
 			assert.Equal(t, s, m.State)
 			assert.Equal(t, float32(-1), m.FailureRate)
-			err := b.TryAcquirePermission()
+			err := try(b)
 			switch s {
 			case cb.Open, cb.ForcedOpen:
 				assert.ErrorIs(t, err, cb.ErrCallNotPermitted)

@@ -28,16 +28,17 @@ var (
 	// ErrResultRecordedAsFailure is matched by every *ResultRecordedAsFailureError.
 	ErrResultRecordedAsFailure error = &sentinel{msg: "circuitbreaker: result recorded as failure"}
 
-	// ErrNilCircuitBreaker is returned, instead of a panic, by Execute, Decorate's function,
-	// TryAcquirePermission and the TransitionToXxxState methods when the *CircuitBreaker is
-	// nil. The other methods of a nil *CircuitBreaker do nothing and return zero values.
+	// ErrNilCircuitBreaker is returned, instead of a panic, by Execute, Acquire and the
+	// TransitionToXxxState methods when the *CircuitBreaker is nil. The other methods of a nil
+	// *CircuitBreaker do nothing and return zero values.
 	ErrNilCircuitBreaker = errors.New("circuitbreaker: nil *CircuitBreaker")
 )
 
 // CallNotPermittedError is the error of a call the breaker refused: OPEN before its wait
 // ended, HALF_OPEN with every probe permit taken, or FORCED_OPEN. It matches
 // ErrCallNotPermitted and is a levee rejection (levee.IsRejection), so retry does not retry it
-// and an outer breaker does not record it unless configured to.
+// and an outer breaker does not record it unless configured to. A breaker returns one value per
+// state, built by New, so that refusing allocates nothing: read it, do not modify it.
 type CallNotPermittedError struct {
 	Name  string // the breaker's name
 	State State  // the state that refused the call

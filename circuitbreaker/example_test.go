@@ -4,9 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
+	"strconv"
 	"time"
 
 	"github.com/levee-go/levee"
+	"github.com/levee-go/levee/bulkhead"
 	"github.com/levee-go/levee/circuitbreaker"
 )
 
@@ -106,19 +109,19 @@ func ExampleConfig_ignoreErrors() {
 
 // The permit API splits a call into admission and outcome, for code that cannot wrap the call
 // in a function — a stream, a future, a callback.
-func ExampleCircuitBreaker_TryAcquirePermission() {
+func ExampleCircuitBreaker_Acquire() {
 	breaker, _ := circuitbreaker.New("inventory", circuitbreaker.Config{SlidingWindowSize: 2})
 	for _, outcome := range []error{errGateway, errGateway, nil} {
-		if err := breaker.TryAcquirePermission(); err != nil {
+		permit, err := breaker.Acquire()
+		if err != nil {
 			fmt.Println(err)
 			continue
 		}
-		start := time.Now()
-		// ... start the work; when it completes:
+		// ... start the work; when it completes, report it on its permit, which measures it:
 		if outcome != nil {
-			breaker.OnError(time.Since(start), outcome)
+			permit.OnError(outcome)
 		} else {
-			breaker.OnSuccess(time.Since(start))
+			permit.OnSuccess()
 		}
 		fmt.Println("recorded", outcome, "state", breaker.State())
 	}
@@ -126,4 +129,50 @@ func ExampleCircuitBreaker_TryAcquirePermission() {
 	// recorded gateway 503 state CLOSED
 	// recorded gateway 503 state OPEN
 	// circuitbreaker: CircuitBreaker 'inventory' is OPEN and does not permit further calls
+}
+
+// A rejection by an inner pattern (here a full bulkhead) says nothing about the dependency:
+// even a catch-all record predicate never sees it, and the breaker ignores it. Listing it in
+// RecordRejections counts it as a failure instead.
+func ExampleConfig_recordRejections() {
+	full := &bulkhead.BulkheadFullError{Name: "inventory"}
+	for _, cfg := range []circuitbreaker.Config{
+		{SlidingWindowSize: 10, RecordErrorPredicate: func(err error) bool { return true }},
+		{SlidingWindowSize: 10, RecordRejections: []error{bulkhead.ErrBulkheadFull}},
+	} {
+		breaker, _ := circuitbreaker.New("inventory", cfg)
+		_, err := circuitbreaker.Execute(context.Background(), breaker, func(context.Context) (int, error) {
+			return 0, full
+		})
+		m := breaker.Metrics()
+		fmt.Printf("%v: buffered=%d failed=%d\n", err, m.NumberOfBufferedCalls, m.NumberOfFailedCalls)
+	}
+	// Output:
+	// bulkhead: Bulkhead 'inventory' is full and does not permit further calls: buffered=0 failed=0
+	// bulkhead: Bulkhead 'inventory' is full and does not permit further calls: buffered=1 failed=1
+}
+
+// A 429 carrying Retry-After opens the breaker until then: later calls fail fast instead of
+// hitting a dependency that asked to be left alone.
+func ExampleOpenFor() {
+	breaker, _ := circuitbreaker.New("search", circuitbreaker.Config{
+		TransitionOnResult: func(result any, err error) circuitbreaker.Transition {
+			if resp, ok := result.(*http.Response); ok && resp.StatusCode == http.StatusTooManyRequests {
+				if secs, err := strconv.Atoi(resp.Header.Get("Retry-After")); err == nil {
+					return circuitbreaker.OpenFor(time.Duration(secs) * time.Second)
+				}
+			}
+			return circuitbreaker.Transition{}
+		},
+	})
+	call := func(context.Context) (*http.Response, error) {
+		return &http.Response{StatusCode: http.StatusTooManyRequests, Header: http.Header{"Retry-After": {"30"}}}, nil
+	}
+	resp, _ := circuitbreaker.Execute(context.Background(), breaker, call)
+	fmt.Println(resp.StatusCode, breaker.State())
+	_, err := circuitbreaker.Execute(context.Background(), breaker, call)
+	fmt.Println(err)
+	// Output:
+	// 429 OPEN
+	// circuitbreaker: CircuitBreaker 'search' is OPEN and does not permit further calls
 }

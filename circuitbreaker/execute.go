@@ -2,85 +2,81 @@ package circuitbreaker
 
 import (
 	"context"
-	"time"
 
 	"github.com/levee-go/levee/internal/safe"
 )
 
-// Execute runs call through cb, as Resilience4j's decorateCheckedSupplier with levee's
-// guarantees:
+// Execute runs call through cb, as Resilience4j's decorateCheckedSupplier, on a Permit:
 //
 //   - a refused call is not run and returns a *CallNotPermittedError;
-//   - the elapsed time is measured around call on the monotonic clock (two readings of
-//     it, as time.Since makes) and decides whether it was slow;
+//   - the elapsed time is measured around call on the monotonic clock and decides whether it
+//     was slow;
 //   - a nil error records a success, or a failure when RecordResultPredicate matches the
 //     value (which is still returned);
-//   - an error is classified as OnError describes and returned unchanged;
+//   - an error is classified as Permit.OnError describes and returned unchanged;
 //   - the caller's own cancellation (ctx done and the error matching ctx.Err()) records
-//     nothing and hands the permission back;
+//     nothing and releases the permit;
 //   - a panic in call is recorded as a failure and returned as a *levee.PanicError;
-//   - a call that ends its goroutine with runtime.Goexit records nothing and hands the
-//     permission back, as a cancelled one.
+//   - a call that ends its goroutine with runtime.Goexit records nothing and releases the
+//     permit, as a cancelled one.
 //
-// Every outcome is counted once, and a HALF_OPEN permit is only ever handed back to the
-// HALF_OPEN period that granted it, so a late call cannot inflate a later period's budget.
 // A nil ctx means context.Background(); a nil call returns levee.ErrNilCall and a nil cb
 // ErrNilCircuitBreaker, without running anything. Execute holds no lock while call runs,
 // does not retain call, and does not allocate on the success path when no one subscribes and
-// RecordResultPredicate is nil.
-func Execute[T any](ctx context.Context, cb *CircuitBreaker, call func(context.Context) (T, error)) (T, error) {
-	var zero T
+// RecordResultPredicate and TransitionOnResult are nil.
+func Execute[T any](ctx context.Context, cb *CircuitBreaker, call func(context.Context) (T, error)) (v T, err error) {
 	if cb == nil {
-		return zero, ErrNilCircuitBreaker
+		return v, ErrNilCircuitBreaker
 	}
 	if call == nil {
-		return zero, safe.ErrNilCall
+		return v, safe.ErrNilCall
 	}
 	ctx = safe.Ctx(ctx)
-	granted, ok := cb.acquire()
+	p, ok := cb.acquire()
 	if !ok {
-		return zero, cb.notPermitted(granted)
+		return v, cb.notPermitted(p.st)
 	}
-	// safe.Call turns a panic into an error, so the only way out of call without returning is
-	// runtime.Goexit (t.FailNow in a test, for instance). Such a call told nothing about the
-	// dependency: like a cancelled one, it hands its permission back unrecorded. The deferred
-	// closure stays on the stack (an open-coded defer), so it allocates nothing.
-	exited := true
+	// One deferred closure (open-coded, so it allocates nothing) covers both ways out of call
+	// without returning: a panic is recorded as a failure and returned as a *levee.PanicError;
+	// runtime.Goexit (t.FailNow in a test, for instance) told nothing about the dependency
+	// and, like a cancelled call, releases its permit unrecorded.
+	returned := false
 	defer func() {
-		if exited {
-			granted.release()
+		if returned {
+			return
 		}
+		if r := recover(); r != nil {
+			var zero T
+			v, err = zero, safe.NewPanicError(r)
+			end := cb.now()
+			cb.failed(p, end-p.start, end, nil, err)
+			return
+		}
+		p.release()
 	}()
-	start := monotonic()
-	v, err := safe.Call(ctx, call)
-	d := monotonic() - start
-	exited = false
+	p.start = cb.now()
+	v, err = call(ctx)
+	end := cb.now()
+	d := end - p.start
+	returned = true
 	switch {
 	case err == nil:
-		if cb.cfg.RecordResultPredicate != nil {
-			cb.returned(d, v)
-		} else {
-			cb.succeeded(d)
+		if cb.cfg.RecordResultPredicate == nil && cb.cfg.TransitionOnResult == nil {
+			if p.finish() {
+				cb.succeeded(d, end)
+			}
+		} else if p.finish() {
+			cb.returned(d, end, v)
+			cb.transitionOnResult(v, nil)
 		}
 	case safe.CallerCancelled(ctx, err):
-		granted.release()
+		p.release()
 	default:
-		cb.failed(granted, d, err)
+		if cb.cfg.TransitionOnResult == nil {
+			cb.failed(p, d, end, nil, err)
+		} else {
+			cb.failed(p, d, end, v, err)
+		}
 	}
 	return v, err
-}
-
-// clockBase anchors monotonic. Only differences of two readings are used, so its value does not
-// matter.
-var clockBase = time.Now()
-
-// monotonic reads the monotonic clock alone. time.Now would also read the wall clock, a second
-// clock read that Execute has no use for and that costs as much as the first one. In a
-// testing/synctest bubble time.Since follows the bubble's clock, so durations measured there
-// follow the fake time as before.
-func monotonic() time.Duration { return time.Since(clockBase) }
-
-// Decorate returns call guarded by cb: each invocation of the result is one Execute.
-func Decorate[T any](cb *CircuitBreaker, call func(context.Context) (T, error)) func(context.Context) (T, error) {
-	return func(ctx context.Context) (T, error) { return Execute(ctx, cb, call) }
 }

@@ -53,17 +53,15 @@ func TestExecuteWithNilArguments(t *testing.T) {
 
 	_, err = cb.Execute[int](context.Background(), b, nil)
 	assert.ErrorIs(t, err, levee.ErrNilCall)
-	_, err = cb.Decorate[int](b, nil)(context.Background())
-	assert.ErrorIs(t, err, levee.ErrNilCall)
 	assert.Equal(t, 1, b.Metrics().NumberOfBufferedCalls, "nil calls are neither run nor recorded")
-	assert.NoError(t, b.TryAcquirePermission(), "and took no permit: one of two is left")
+	assert.NoError(t, try(b), "and took no permit: one of two is left")
 
 	var nilCB *cb.CircuitBreaker
 	_, err = cb.Execute(context.Background(), nilCB, func(context.Context) (int, error) { return 1, nil })
 	assert.ErrorIs(t, err, cb.ErrNilCircuitBreaker)
-	_, err = cb.Decorate(nilCB, func(context.Context) (int, error) { return 1, nil })(context.Background())
+	p, err := nilCB.Acquire()
 	assert.ErrorIs(t, err, cb.ErrNilCircuitBreaker)
-	assert.ErrorIs(t, nilCB.TryAcquirePermission(), cb.ErrNilCircuitBreaker)
+	assert.Equal(t, cb.Permit{}, p)
 }
 
 func TestExecuteRefusedCallIsNotRun(t *testing.T) {
@@ -88,20 +86,6 @@ func TestErrCallNotPermittedSentinel(t *testing.T) {
 	assert.False(t, levee.IsRejection(cb.ErrIllegalStateTransition))
 	assert.False(t, levee.IsRejection(cb.ErrResultRecordedAsFailure))
 	assert.False(t, errors.Is(&cb.CallNotPermittedError{}, cb.ErrIllegalStateTransition))
-}
-
-func TestDecorate(t *testing.T) {
-	b := mustNew(t, cb.Config{SlidingWindowSize: 2})
-	n := 0
-	call := cb.Decorate(b, func(context.Context) (int, error) { n++; return n, errBoom })
-	_, err := call(context.Background())
-	require.ErrorIs(t, err, errBoom)
-	_, err = call(context.Background())
-	require.ErrorIs(t, err, errBoom)
-	_, err = call(context.Background())
-	require.ErrorIs(t, err, cb.ErrCallNotPermitted)
-	assert.Equal(t, 2, n)
-	assert.Equal(t, cb.Open, b.State())
 }
 
 func TestCallerCancellationIsReleasedNotRecorded(t *testing.T) {
@@ -165,6 +149,6 @@ func TestExecuteGoexitInCallReleasesHalfOpenPermit(t *testing.T) {
 	assert.Equal(t, []cb.EventType{}, r.types(), "nothing recorded, nothing published")
 	assert.Equal(t, counts{}, countsOf(b.Metrics()))
 	assert.Equal(t, cb.HalfOpen, b.State())
-	require.NoError(t, b.TryAcquirePermission(), "the next probe is admitted")
-	assert.ErrorIs(t, b.TryAcquirePermission(), cb.ErrCallNotPermitted, "and the budget is still 1")
+	require.NoError(t, try(b), "the next probe is admitted")
+	assert.ErrorIs(t, try(b), cb.ErrCallNotPermitted, "and the budget is still 1")
 }

@@ -5,6 +5,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/stretchr/testify/assert"
@@ -34,79 +35,81 @@ func TestHammerCountsAddUp(t *testing.T) {
 	}
 	for _, w := range windows {
 		t.Run(w.name, func(t *testing.T) {
-			cfg := w.cfg
-			cfg.InitialState = cb.MetricsOnly // records everything, never opens
-			cfg.SlowCallDurationThreshold = time.Second
-			b := mustNew(t, cfg)
-			var want counts
-			var mu sync.Mutex
-			stop := make(chan struct{})
-			var readers sync.WaitGroup
-			readers.Go(func() {
-				for {
-					select {
-					case <-stop:
-						return
-					default:
+			synctest.Test(t, func(t *testing.T) {
+				cfg := w.cfg
+				cfg.InitialState = cb.MetricsOnly // records everything, never opens
+				cfg.SlowCallDurationThreshold = time.Second
+				b := mustNew(t, cfg)
+				var want counts
+				var mu sync.Mutex
+				stop := make(chan struct{})
+				var readers sync.WaitGroup
+				readers.Go(func() {
+					for {
+						select {
+						case <-stop:
+							return
+						case <-time.After(100 * time.Millisecond):
+						}
+						m := b.Metrics()
+						// every single snapshot is consistent, even while recorders race
+						if m.NumberOfFailedCalls < 0 || m.NumberOfSuccessfulCalls < 0 || m.NumberOfSlowFailedCalls < 0 ||
+							m.NumberOfSlowSuccessfulCalls < 0 || m.NumberOfSlowFailedCalls > m.NumberOfFailedCalls ||
+							m.NumberOfSlowCalls > m.NumberOfBufferedCalls || m.NumberOfBufferedCalls > w.size+hammerGoroutines {
+							t.Errorf("inconsistent snapshot %+v", m)
+							return
+						}
 					}
-					m := b.Metrics()
-					// every single snapshot is consistent, even while recorders race
-					if m.NumberOfFailedCalls < 0 || m.NumberOfSuccessfulCalls < 0 || m.NumberOfSlowFailedCalls < 0 ||
-						m.NumberOfSlowSuccessfulCalls < 0 || m.NumberOfSlowFailedCalls > m.NumberOfFailedCalls ||
-						m.NumberOfSlowCalls > m.NumberOfBufferedCalls || m.NumberOfBufferedCalls > w.size+hammerGoroutines {
-						t.Errorf("inconsistent snapshot %+v", m)
-						return
-					}
+				})
+				var wg sync.WaitGroup
+				for g := range hammerGoroutines {
+					wg.Go(func() {
+						var mine counts
+						for i := range hammerOps {
+							slow := (g+i)%3 == 0
+							p := acquire(t, b)
+							if slow {
+								time.Sleep(2 * time.Second)
+							}
+							if (g*7+i)%4 == 0 {
+								p.OnError(errBoom)
+								mine.failed++
+								if slow {
+									mine.slowFailed++
+								}
+							} else {
+								p.OnSuccess()
+								mine.successful++
+								if slow {
+									mine.slowSuccessful++
+								}
+							}
+							mine.buffered++
+							if slow {
+								mine.slow++
+							}
+						}
+						mu.Lock()
+						want.buffered += mine.buffered
+						want.failed += mine.failed
+						want.successful += mine.successful
+						want.slow += mine.slow
+						want.slowFailed += mine.slowFailed
+						want.slowSuccessful += mine.slowSuccessful
+						mu.Unlock()
+					})
+				}
+				wg.Wait()
+				close(stop)
+				readers.Wait()
+				m := b.Metrics()
+				assert.Equal(t, w.size, m.NumberOfBufferedCalls)
+				assert.Equal(t, m.NumberOfBufferedCalls, m.NumberOfSuccessfulCalls+m.NumberOfFailedCalls)
+				assert.Equal(t, m.NumberOfSlowCalls, m.NumberOfSlowSuccessfulCalls+m.NumberOfSlowFailedCalls)
+				if w.size == total {
+					assert.Equal(t, want, countsOf(m), "every outcome counted exactly once")
 				}
 			})
-			var wg sync.WaitGroup
-			for g := range hammerGoroutines {
-				wg.Go(func() {
-					var mine counts
-					for i := range hammerOps {
-						slow := (g+i)%3 == 0
-						d := time.Millisecond
-						if slow {
-							d = 2 * time.Second
-						}
-						if (g*7+i)%4 == 0 {
-							b.OnError(d, errBoom)
-							mine.failed++
-							if slow {
-								mine.slowFailed++
-							}
-						} else {
-							b.OnSuccess(d)
-							mine.successful++
-							if slow {
-								mine.slowSuccessful++
-							}
-						}
-						mine.buffered++
-						if slow {
-							mine.slow++
-						}
-					}
-					mu.Lock()
-					want.buffered += mine.buffered
-					want.failed += mine.failed
-					want.successful += mine.successful
-					want.slow += mine.slow
-					want.slowFailed += mine.slowFailed
-					want.slowSuccessful += mine.slowSuccessful
-					mu.Unlock()
-				})
-			}
-			wg.Wait()
-			close(stop)
-			readers.Wait()
-			m := b.Metrics()
-			assert.Equal(t, w.size, m.NumberOfBufferedCalls)
-			assert.Equal(t, m.NumberOfBufferedCalls, m.NumberOfSuccessfulCalls+m.NumberOfFailedCalls)
-			assert.Equal(t, m.NumberOfSlowCalls, m.NumberOfSlowSuccessfulCalls+m.NumberOfSlowFailedCalls)
-			if w.size == total {
-				assert.Equal(t, want, countsOf(m), "every outcome counted exactly once")
-			}
 		})
 	}
 }
@@ -166,9 +169,9 @@ func TestHammerHalfOpenPermitsAreNeverLostOrDuplicated(t *testing.T) {
 	assert.Equal(t, cb.HalfOpen, b.State())
 	assert.Equal(t, counts{}, countsOf(b.Metrics()))
 	for i := range permitted {
-		require.NoError(t, b.TryAcquirePermission(), "permit %d", i+1)
+		require.NoError(t, try(b), "permit %d", i+1)
 	}
-	assert.ErrorIs(t, b.TryAcquirePermission(), cb.ErrCallNotPermitted, "exactly %d permits", permitted)
+	assert.ErrorIs(t, try(b), cb.ErrCallNotPermitted, "exactly %d permits", permitted)
 }
 
 // TestHammerSamePeriodPermits: without period changes, concurrency never exceeds the permits
@@ -184,7 +187,8 @@ func TestHammerSamePeriodPermits(t *testing.T) {
 		wg.Go(func() {
 			for i := range hammerOps {
 				if (g+i)%3 == 0 { // the low-level API: take, then hand back
-					if b.TryAcquirePermission() != nil {
+					permit, err := b.Acquire()
+					if err != nil {
 						refused.Add(1)
 						continue
 					}
@@ -192,7 +196,7 @@ func TestHammerSamePeriodPermits(t *testing.T) {
 					for p := peak.Load(); n > p && !peak.CompareAndSwap(p, n); p = peak.Load() {
 					}
 					inFlight.Add(-1)
-					b.ReleasePermission()
+					permit.Release()
 					continue
 				}
 				_, err := cb.Execute(context.Background(), b, func(context.Context) (int, error) {
@@ -213,9 +217,9 @@ func TestHammerSamePeriodPermits(t *testing.T) {
 	assert.LessOrEqual(t, peak.Load(), int64(permitted))
 	assert.Equal(t, int(refused.Load()), b.Metrics().NumberOfNotPermittedCalls)
 	for range permitted {
-		require.NoError(t, b.TryAcquirePermission())
+		require.NoError(t, try(b))
 	}
-	assert.Error(t, b.TryAcquirePermission())
+	assert.Error(t, try(b))
 }
 
 // TestHammerMixedOutcomesAndTransitions throws every kind of outcome and transition at one
@@ -253,7 +257,9 @@ func TestHammerMixedOutcomesAndTransitions(t *testing.T) {
 							_ = fail(b)
 						default:
 							_ = ok(b)
-							b.OnResult(2*time.Millisecond, i, nil)
+							if p, err := b.Acquire(); err == nil {
+								p.OnResult(i, nil)
+							}
 						}
 					}
 				})

@@ -107,3 +107,33 @@ func countsOf(m cb.Metrics) counts {
 	return counts{m.NumberOfBufferedCalls, m.NumberOfFailedCalls, m.NumberOfSuccessfulCalls,
 		m.NumberOfSlowCalls, m.NumberOfSlowSuccessfulCalls, m.NumberOfSlowFailedCalls, m.NumberOfNotPermittedCalls}
 }
+
+// acquire takes a permit from b, failing the test if b refuses.
+func acquire(t testing.TB, b *cb.CircuitBreaker) cb.Permit {
+	t.Helper()
+	p, err := b.Acquire()
+	require.NoError(t, err)
+	return p
+}
+
+// try asks b for one permission and returns its answer; a granted permit is kept, as by a
+// call still running.
+func try(b *cb.CircuitBreaker) error {
+	_, err := b.Acquire()
+	return err
+}
+
+// report runs one call on the permit API that takes d (inside a synctest bubble for d > 0)
+// and reports err with OnError, or success when err is nil.
+func report(t testing.TB, b *cb.CircuitBreaker, d time.Duration, err error) {
+	t.Helper()
+	p := acquire(t, b)
+	if d > 0 {
+		time.Sleep(d)
+	}
+	if err != nil {
+		p.OnError(err)
+	} else {
+		p.OnSuccess()
+	}
+}

@@ -47,6 +47,6 @@ func (cb *CircuitBreaker) Metrics() Metrics {
 		NumberOfSlowCalls:           c.slow,
 		NumberOfSlowSuccessfulCalls: c.slow - c.slowFailed,
 		NumberOfSlowFailedCalls:     c.slowFailed,
-		NumberOfNotPermittedCalls:   int(st.metrics.notPermitted.Load()),
+		NumberOfNotPermittedCalls:   int(st.metrics.notPermitted.load()),
 	}
 }

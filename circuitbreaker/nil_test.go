@@ -20,12 +20,12 @@ func TestNilCircuitBreakerMethodsDoNotPanic(t *testing.T) {
 		name string
 		call func(t *testing.T)
 	}{
-		{"TryAcquirePermission", nilErr(b.TryAcquirePermission)},
-		{"ReleasePermission", func(*testing.T) { b.ReleasePermission() }},
-		{"OnSuccess", func(*testing.T) { b.OnSuccess(time.Second) }},
-		{"OnError", func(*testing.T) { b.OnError(time.Second, errBoom) }},
-		{"OnResult", func(*testing.T) { b.OnResult(time.Second, 1, nil) }},
-		{"OnResult/error", func(*testing.T) { b.OnResult(time.Second, nil, errBoom) }},
+		{"Acquire", nilErr(func() error { _, err := b.Acquire(); return err })},
+		{"zero Permit Release", func(*testing.T) { cb.Permit{}.Release() }},
+		{"zero Permit OnSuccess", func(*testing.T) { cb.Permit{}.OnSuccess() }},
+		{"zero Permit OnError", func(*testing.T) { cb.Permit{}.OnError(errBoom) }},
+		{"zero Permit OnResult", func(*testing.T) { cb.Permit{}.OnResult(1, nil) }},
+		{"zero Permit OnResult/error", func(*testing.T) { cb.Permit{}.OnResult(nil, errBoom) }},
 		{"State", func(t *testing.T) { assert.Equal(t, cb.State(0), b.State()) }},
 		{"Metrics", func(t *testing.T) { assert.Equal(t, cb.Metrics{}, b.Metrics()) }},
 		{"TransitionToClosedState", nilErr(b.TransitionToClosedState)},

@@ -18,6 +18,7 @@ func TestPitfall5_OpenKeepsPreviousMetricsEveryOtherEntryResets(t *testing.T) {
 		require.NoError(t, ok(b))
 		require.NoError(t, ok(b))
 		require.ErrorIs(t, fail(b), errBoom)
+		late := acquire(t, b) // a call permitted in CLOSED that ends after the breaker opened
 		require.ErrorIs(t, fail(b), errBoom)
 		require.Equal(t, cb.Open, b.State())
 		m := b.Metrics()
@@ -27,7 +28,7 @@ func TestPitfall5_OpenKeepsPreviousMetricsEveryOtherEntryResets(t *testing.T) {
 		// the not-permitted counter continues, and a late outcome lands in the same window
 		require.ErrorIs(t, ok(b), cb.ErrCallNotPermitted)
 		require.ErrorIs(t, ok(b), cb.ErrCallNotPermitted)
-		b.OnError(0, errBoom) // a call permitted in CLOSED that ends now
+		late.OnError(errBoom)
 		m = b.Metrics()
 		assert.Equal(t, counts{buffered: 4, failed: 3, successful: 1, notPermitted: 2}, countsOf(m))
 		assert.Equal(t, float32(75), m.FailureRate)
@@ -35,16 +36,15 @@ func TestPitfall5_OpenKeepsPreviousMetricsEveryOtherEntryResets(t *testing.T) {
 
 		// HALF_OPEN starts fresh
 		time.Sleep(10*time.Second + 1)
-		require.NoError(t, b.TryAcquirePermission())
+		probe := acquire(t, b)
 		m = b.Metrics()
 		assert.Equal(t, cb.HalfOpen, m.State)
 		assert.Equal(t, counts{}, countsOf(m))
 		assert.Equal(t, float32(-1), m.FailureRate)
 
 		// HALF_OPEN -> OPEN shows the half-open numbers
-		b.OnError(0, errBoom)
-		require.NoError(t, b.TryAcquirePermission())
-		b.OnSuccess(0)
+		probe.OnError(errBoom)
+		acquire(t, b).OnSuccess()
 		require.Equal(t, cb.Open, b.State(), "1 of 2 = 50% reopens")
 		m = b.Metrics()
 		assert.Equal(t, counts{buffered: 2, failed: 1, successful: 1}, countsOf(m))
@@ -77,13 +77,13 @@ func TestPitfall6_OpenToHalfOpenIsStrictAndLazy(t *testing.T) {
 		ev := record(b)
 		require.NoError(t, b.TransitionToOpenState())
 		time.Sleep(10 * time.Second) // exactly the deadline
-		assert.ErrorIs(t, b.TryAcquirePermission(), cb.ErrCallNotPermitted, "now == deadline is not after it")
+		assert.ErrorIs(t, try(b), cb.ErrCallNotPermitted, "now == deadline is not after it")
 		time.Sleep(time.Nanosecond)
 		assert.Equal(t, cb.Open, b.State(), "reading the state does not transition")
 		assert.Equal(t, cb.Open, b.Metrics().State, "neither do metrics")
 		time.Sleep(time.Hour)
 		assert.Equal(t, cb.Open, b.State())
-		assert.NoError(t, b.TryAcquirePermission())
+		assert.NoError(t, try(b))
 		assert.Equal(t, cb.HalfOpen, b.State())
 		assert.Equal(t, []string{"CLOSED>OPEN", "OPEN>HALF_OPEN"}, ev.transitions())
 	})
@@ -100,33 +100,27 @@ func TestPitfall6_WaitAttemptsGrowAcrossReopeningsAndResetOnClosed(t *testing.T)
 			return time.Duration(a) * time.Second
 		}
 		b := mustNew(t, cfg)
-		reopen := func() {
-			t.Helper()
-			b.OnError(0, errBoom)
-			b.OnError(0, errBoom)
-			require.Equal(t, cb.Open, b.State())
-		}
 		for range 4 {
-			b.OnError(0, errBoom)
+			require.ErrorIs(t, fail(b), errBoom)
 		}
 		require.Equal(t, cb.Open, b.State())
 		for a := 1; a <= 3; a++ {
 			time.Sleep(time.Duration(a) * time.Second) // the wait of attempt a, exactly
-			require.ErrorIs(t, b.TryAcquirePermission(), cb.ErrCallNotPermitted, "attempt %d waits %ds", a, a)
+			require.ErrorIs(t, try(b), cb.ErrCallNotPermitted, "attempt %d waits %ds", a, a)
 			time.Sleep(time.Nanosecond)
-			require.NoError(t, b.TryAcquirePermission())
+			require.ErrorIs(t, fail(b), errBoom)
 			require.Equal(t, cb.HalfOpen, b.State())
-			reopen()
+			require.ErrorIs(t, fail(b), errBoom)
+			require.Equal(t, cb.Open, b.State())
 		}
 		assert.Equal(t, []int{1, 2, 3, 4}, attempts)
 
 		time.Sleep(4*time.Second + 1)
-		require.NoError(t, b.TryAcquirePermission())
-		b.OnSuccess(0)
-		b.OnSuccess(0)
+		require.NoError(t, ok(b))
+		require.NoError(t, ok(b))
 		require.Equal(t, cb.Closed, b.State())
 		for range 4 {
-			b.OnError(0, errBoom)
+			require.ErrorIs(t, fail(b), errBoom)
 		}
 		require.Equal(t, cb.Open, b.State())
 		assert.Equal(t, []int{1, 2, 3, 4, 1}, attempts, "CLOSED resets the attempts")
@@ -149,22 +143,22 @@ func TestPitfall6_OpenStateForAndUntilDoNotIncrementAttempts(t *testing.T) {
 		b := mustNew(t, cfg)
 		require.NoError(t, b.TransitionToOpenStateFor(5*time.Second))
 		time.Sleep(5 * time.Second)
-		require.ErrorIs(t, b.TryAcquirePermission(), cb.ErrCallNotPermitted)
+		require.ErrorIs(t, try(b), cb.ErrCallNotPermitted)
 		time.Sleep(1)
-		require.NoError(t, b.TryAcquirePermission())
+		require.NoError(t, try(b))
 		require.NoError(t, b.TransitionToOpenStateUntil(time.Now().Add(3*time.Second)))
 		time.Sleep(3 * time.Second)
-		require.ErrorIs(t, b.TryAcquirePermission(), cb.ErrCallNotPermitted)
+		require.ErrorIs(t, try(b), cb.ErrCallNotPermitted)
 		time.Sleep(1)
-		require.NoError(t, b.TryAcquirePermission())
+		require.NoError(t, try(b))
 		require.Empty(t, attempts, "neither called the interval function")
 		require.NoError(t, b.TransitionToOpenState())
 		assert.Equal(t, []int{1}, attempts, "attempts were still 0")
 
 		require.NoError(t, b.TransitionToOpenStateFor(-time.Second))
-		assert.NoError(t, b.TryAcquirePermission(), "a wait in the past ends at once")
+		assert.NoError(t, try(b), "a wait in the past ends at once")
 		require.NoError(t, b.TransitionToOpenStateUntil(time.Now().Add(-time.Minute)))
-		assert.NoError(t, b.TryAcquirePermission())
+		assert.NoError(t, try(b))
 		assert.Equal(t, cb.HalfOpen, b.State())
 	})
 }
@@ -176,7 +170,7 @@ func TestAutomaticTransitionFromOpenToHalfOpen(t *testing.T) {
 		b := mustNew(t, cfg)
 		ev := record(b)
 		for range 4 {
-			b.OnError(0, errBoom)
+			require.ErrorIs(t, fail(b), errBoom)
 		}
 		require.Equal(t, cb.Open, b.State())
 		time.Sleep(10*time.Second - 1)
@@ -258,7 +252,7 @@ func TestMaxWaitDurationInHalfOpenState(t *testing.T) {
 		ev := record(b)
 		require.NoError(t, b.TransitionToOpenState())
 		time.Sleep(10*time.Second + 1)
-		require.NoError(t, b.TryAcquirePermission()) // a probe that never reports back
+		acquire(t, b) // a probe that never reports back
 		require.Equal(t, cb.HalfOpen, b.State())
 		time.Sleep(5*time.Second - 1)
 		synctest.Wait()
@@ -271,10 +265,8 @@ func TestMaxWaitDurationInHalfOpenState(t *testing.T) {
 
 		// a HALF_OPEN period that decides in time stops its timer
 		time.Sleep(10*time.Second + 1)
-		require.NoError(t, b.TryAcquirePermission())
-		b.OnSuccess(0)
-		require.NoError(t, b.TryAcquirePermission())
-		b.OnSuccess(0)
+		require.NoError(t, ok(b))
+		require.NoError(t, ok(b))
 		require.Equal(t, cb.Closed, b.State())
 		time.Sleep(time.Minute)
 		synctest.Wait()
@@ -306,21 +298,34 @@ func TestHalfOpenRefusesBeyondItsPermits(t *testing.T) {
 	b := mustNew(t, small())
 	require.NoError(t, b.TransitionToOpenState())
 	require.NoError(t, b.TransitionToHalfOpenState())
-	require.NoError(t, b.TryAcquirePermission())
-	require.NoError(t, b.TryAcquirePermission())
-	err := b.TryAcquirePermission()
+	p := acquire(t, b)
+	acquire(t, b)
+	err := try(b)
 	require.ErrorIs(t, err, cb.ErrCallNotPermitted)
 	assert.Equal(t, "circuitbreaker: CircuitBreaker 'test' is HALF_OPEN and does not permit further calls", err.Error())
-	b.ReleasePermission()
-	assert.NoError(t, b.TryAcquirePermission(), "a released permit can be taken again")
-	assert.Error(t, b.TryAcquirePermission())
-	assert.Equal(t, 2, b.Metrics().NumberOfNotPermittedCalls)
+	p.Release()
+	assert.NoError(t, try(b), "a released permit can be taken again")
+	assert.Error(t, try(b))
+	p.Release() // a second release of the same permit gives nothing back
+	assert.Error(t, try(b))
+	assert.Equal(t, 3, b.Metrics().NumberOfNotPermittedCalls)
 }
 
-func TestReleasePermissionOutsideHalfOpenDoesNothing(t *testing.T) {
-	b := mustNew(t, small())
-	b.ReleasePermission()
+// A permit granted outside HALF_OPEN has nothing to give back, even once the breaker is
+// HALF_OPEN: Release goes to the period that granted it.
+func TestReleaseOutsideHalfOpenDoesNothing(t *testing.T) {
+	cfg := small()
+	cfg.IgnoreErrors = []error{errInvalid}
+	b := mustNew(t, cfg)
+	closed := acquire(t, b)
+	closed.Release()
 	require.NoError(t, b.TransitionToOpenState())
-	b.ReleasePermission()
-	assert.ErrorIs(t, b.TryAcquirePermission(), cb.ErrCallNotPermitted)
+	closed.Release()
+	assert.ErrorIs(t, try(b), cb.ErrCallNotPermitted)
+	require.NoError(t, b.TransitionToHalfOpenState())
+	acquire(t, b)
+	acquire(t, b)
+	closed.Release()
+	closed.OnError(errInvalid) // ignored: released, to the CLOSED period
+	assert.ErrorIs(t, try(b), cb.ErrCallNotPermitted, "still 2 probes, not 3")
 }

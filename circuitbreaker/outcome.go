@@ -8,93 +8,49 @@ import (
 	"github.com/levee-go/levee/internal/safe"
 )
 
-// OnSuccess records a successful call that took d, as Resilience4j's onSuccess: it publishes
-// SUCCESS and records a success (slow if d > SlowCallDurationThreshold) in the current state,
-// which may close a HALF_OPEN breaker or open a CLOSED one on its slow-call rate. On a nil cb
-// it does nothing.
-func (cb *CircuitBreaker) OnSuccess(d time.Duration) {
-	if cb != nil {
-		cb.succeeded(d)
-	}
-}
-
-// OnError records a call that took d and failed with err, as Resilience4j's onError. err is
-// classified in this order:
-//
-//  1. IgnoreErrors or IgnoreErrorPredicate matches: the permission is released into the
-//     current state (a HALF_OPEN probe permit comes back), IGNORED_ERROR is published, nothing
-//     is recorded.
-//  2. err is a levee rejection (levee.IsRejection: an inner bulkhead, rate limiter or
-//     breaker refused the call) that RecordErrors and RecordErrorPredicate do not match: it
-//     is ignored as in 1, since the dependency was never called.
-//  3. err is a *levee.PanicError: a failure, whatever RecordErrors says.
-//  4. Neither RecordErrors nor RecordErrorPredicate is set, or one of them matches: a
-//     failure (ERROR, then the failure is recorded). Otherwise a success (SUCCESS).
-//
-// A nil err is recorded as a failure without consulting the lists. OnError cannot tell the
-// caller's own cancellation; call ReleasePermission instead for such calls. On a nil cb it
-// does nothing.
-func (cb *CircuitBreaker) OnError(d time.Duration, err error) {
-	if cb != nil {
-		cb.failed(nil, d, err)
-	}
-}
-
-// OnResult records a call that took d and returned result and err, as Resilience4j's onResult
-// with levee's error argument: a non-nil err is handled as OnError; otherwise, when
-// RecordResultPredicate is set and reports true for a non-nil result, the call is a failure
-// whose ERROR event carries a *ResultRecordedAsFailureError; otherwise it is a success. On a
-// nil cb it does nothing.
-func (cb *CircuitBreaker) OnResult(d time.Duration, result any, err error) {
-	if cb == nil {
-		return
-	}
-	if err != nil {
-		cb.failed(nil, d, err)
-		return
-	}
-	cb.returned(d, result)
-}
-
-func (cb *CircuitBreaker) succeeded(d time.Duration) {
+func (cb *CircuitBreaker) succeeded(d, end time.Duration) {
 	if cb.events.Active() {
 		cb.publish(Event{Type: EventSuccess, Duration: d})
 	}
-	cb.record(d, false)
+	cb.record(d, end, false)
 }
 
-func (cb *CircuitBreaker) returned(d time.Duration, result any) {
+func (cb *CircuitBreaker) returned(d, end time.Duration, result any) {
 	// A predicate that panics records the call as a failure rather than crashing the caller.
 	if p := cb.cfg.RecordResultPredicate; p != nil && result != nil && safe.Predicate(p, result, true) {
 		if cb.events.Active() {
 			cb.publish(Event{Type: EventError, Duration: d, Err: &ResultRecordedAsFailureError{Name: cb.name, Result: result}})
 		}
-		cb.record(d, true)
+		cb.record(d, end, true)
 		return
 	}
-	cb.succeeded(d)
+	cb.succeeded(d, end)
 }
 
-// failed handles an error outcome. granted is the period that gave the permission (Execute),
-// or nil to release into the current one (the public permit API, as Resilience4j).
-func (cb *CircuitBreaker) failed(granted *circuitState, d time.Duration, err error) {
+// failed handles an error outcome of permit p that took d and ended at end (time since the
+// epoch); result goes to TransitionOnResult along with err.
+func (cb *CircuitBreaker) failed(p Permit, d, end time.Duration, result any, err error) {
 	switch cb.classify(err) {
 	case ignored:
-		if granted == nil {
-			granted = cb.state.Load()
-		}
-		granted.release()
-		if cb.events.Active() {
+		if p.release() && cb.events.Active() {
 			cb.publish(Event{Type: EventIgnoredError, Duration: d, Err: err})
 		}
+		return
 	case failure:
+		if !p.finish() {
+			return
+		}
 		if cb.events.Active() {
 			cb.publish(Event{Type: EventError, Duration: d, Err: err})
 		}
-		cb.record(d, true)
+		cb.record(d, end, true)
 	default:
-		cb.succeeded(d)
+		if !p.finish() {
+			return
+		}
+		cb.succeeded(d, end)
 	}
+	cb.transitionOnResult(result, err)
 }
 
 type classification uint8
@@ -116,21 +72,21 @@ func (cb *CircuitBreaker) classify(err error) (c classification) {
 			c = failure
 		}
 	}()
+	// A rejection says nothing about the dependency, which was never called: only the list
+	// named for rejections may count it.
+	if reject.Is(err) {
+		if cb.rejectionList.Match(err) {
+			return failure
+		}
+		return ignored
+	}
 	// User predicates that panic err on the side of recording the failure: a broken ignore
 	// predicate ignores nothing, a broken record predicate records.
 	if cb.ignoreList.Match(err) || cb.cfg.IgnoreErrorPredicate != nil && safe.Predicate(cb.cfg.IgnoreErrorPredicate, err, false) {
 		return ignored
 	}
-	recorded := func() bool {
-		return cb.recordList.Match(err) || cb.cfg.RecordErrorPredicate != nil && safe.Predicate(cb.cfg.RecordErrorPredicate, err, true)
-	}
-	if reject.Is(err) {
-		if !cb.recordAll && recorded() {
-			return failure
-		}
-		return ignored
-	}
-	if cb.recordAll || isPanic(err) || recorded() {
+	if cb.recordAll || isPanic(err) || cb.recordList.Match(err) ||
+		cb.cfg.RecordErrorPredicate != nil && safe.Predicate(cb.cfg.RecordErrorPredicate, err, true) {
 		return failure
 	}
 	return success
@@ -144,7 +100,7 @@ func isPanic(err error) bool {
 // record adds an outcome to the current state's window and makes the transition it calls
 // for. Outcomes of calls that started in another period land in the current one, as in
 // Resilience4j; OPEN records into the metrics it inherited but never transitions.
-func (cb *CircuitBreaker) record(d time.Duration, failed bool) {
+func (cb *CircuitBreaker) record(d, end time.Duration, failed bool) {
 	st := cb.state.Load()
 	if st.kind == Disabled || st.kind == ForcedOpen {
 		return
@@ -156,7 +112,7 @@ func (cb *CircuitBreaker) record(d time.Duration, failed bool) {
 	if d > cb.cfg.SlowCallDurationThreshold {
 		o |= outcomeSlow
 	}
-	c := st.metrics.win.record(o)
+	c := st.metrics.win.recordAt(o, end)
 	if st.kind == Open {
 		return
 	}
@@ -164,21 +120,16 @@ func (cb *CircuitBreaker) record(d time.Duration, failed bool) {
 	v := cb.evaluate(fr, sr)
 	switch st.kind {
 	case Closed:
-		if v&exceeded != 0 && cb.swap(st, cb.newOpenAfter(st)) {
-			cb.publishExceeded(v, fr, sr)
-			cb.publishTransition(Closed, Open)
+		if v&exceeded != 0 {
+			cb.swapExceeded(st, cb.newOpenAfter(st), v, fr, sr)
 		}
 	case HalfOpen:
 		// Resilience4j publishes no *_RATE_EXCEEDED events for half-open decisions.
 		switch {
 		case v&exceeded != 0:
-			if cb.swap(st, cb.newOpenAfter(st)) {
-				cb.publishTransition(HalfOpen, Open)
-			}
+			cb.swap(st, cb.newOpenAfter(st))
 		case v == belowThresholds:
-			if cb.swap(st, cb.newClosed()) {
-				cb.publishTransition(HalfOpen, Closed)
-			}
+			cb.swap(st, cb.newClosed())
 		}
 	case MetricsOnly:
 		if v&failureRateExceeded == 0 || !st.failureRateExceeded.CompareAndSwap(false, true) {
@@ -231,6 +182,9 @@ func (m *stateMetrics) rates(c counts) (failureRate, slowCallRate float32) {
 }
 
 func percent(part, whole int) float32 {
+	if part == 0 { // the common case, without a division
+		return 0
+	}
 	// The explicit conversions round after each operation, as Java's float arithmetic.
 	return float32(float32(part)*100) / float32(whole)
 }

@@ -256,6 +256,13 @@ func TestPropertyStateMachineMatchesModel(t *testing.T) {
 				synctest.Wait() // let timers that fired run before anything else happens
 				m.advance(time.Now())
 			}
+			type heldPermit struct {
+				p       cb.Permit
+				granted *mState
+				start   time.Time
+				done    bool
+			}
+			var held []*heldPermit
 			steps := rapid.IntRange(1, 60).Draw(rt, "steps")
 			for i := range steps {
 				op := rapid.IntRange(0, 9).Draw(rt, "op")
@@ -298,28 +305,52 @@ func TestPropertyStateMachineMatchesModel(t *testing.T) {
 					case "ignored", "cancel":
 						m.release(granted)
 					}
-				case 3: // low-level permission held by an abandoned caller
-					desc = "TryAcquirePermission"
-					_, permitted := m.acquire()
-					require.Equal(rt, permitted, b.TryAcquirePermission() == nil, "step %d %s", i, desc)
-				case 4: // low-level outcomes, possibly late
-					failed := rapid.Bool().Draw(rt, "failed")
-					slow := rapid.Bool().Draw(rt, "slow")
-					d := 10 * time.Millisecond
-					if slow {
-						d = time.Second
+				case 3: // a permit taken and held
+					desc = "Acquire"
+					granted, permitted := m.acquire()
+					p, err := b.Acquire()
+					require.Equal(rt, permitted, err == nil, "step %d %s", i, desc)
+					if permitted {
+						held = append(held, &heldPermit{p: p, granted: granted, start: m.now})
 					}
-					desc = fmt.Sprintf("On failed=%v slow=%v", failed, slow)
-					if failed {
-						b.OnError(d, errBoom)
-					} else {
-						b.OnSuccess(d)
+				case 4: // an outcome on a held permit, possibly late, possibly its second
+					if len(held) == 0 {
+						desc = "no permit held"
+						break
 					}
-					m.record(failed, slow)
+					h := held[rapid.IntRange(0, len(held)-1).Draw(rt, "permit")]
+					kind := rapid.SampledFrom([]string{"success", "failure", "ignored"}).Draw(rt, "outcome")
+					slow := m.now.Sub(h.start) > cfg.SlowCallDurationThreshold
+					desc = fmt.Sprintf("Permit %s slow=%v done=%v", kind, slow, h.done)
+					switch kind {
+					case "success":
+						h.p.OnSuccess()
+					case "failure":
+						h.p.OnError(errBoom)
+					case "ignored":
+						h.p.OnError(errInvalid)
+					}
+					// A HALF_OPEN probe completes once; other permits record every outcome.
+					if !h.done || h.granted.kind != cb.HalfOpen {
+						if kind == "ignored" {
+							m.release(h.granted)
+						} else {
+							m.record(kind == "failure", slow)
+						}
+					}
+					h.done = true
 				case 5:
-					desc = "ReleasePermission"
-					b.ReleasePermission()
-					m.release(m.st)
+					if len(held) == 0 {
+						desc = "no permit held"
+						break
+					}
+					h := held[rapid.IntRange(0, len(held)-1).Draw(rt, "permit")]
+					desc = fmt.Sprintf("Permit Release done=%v", h.done)
+					h.p.Release()
+					if !h.done {
+						m.release(h.granted)
+					}
+					h.done = true
 				case 6, 7:
 					d := time.Duration(rapid.IntRange(0, 5000).Draw(rt, "sleepMs")) * time.Millisecond
 					desc = fmt.Sprintf("sleep %v", d)

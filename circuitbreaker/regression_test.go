@@ -78,7 +78,7 @@ func TestCancelledHalfOpenProbeReturnsItsPermit(t *testing.T) {
 			done <- err
 		}()
 		synctest.Wait()
-		require.ErrorIs(t, b.TryAcquirePermission(), cb.ErrCallNotPermitted, "the probe holds the only permit")
+		require.ErrorIs(t, try(b), cb.ErrCallNotPermitted, "the probe holds the only permit")
 		cancel()
 		require.ErrorIs(t, <-done, context.Canceled)
 		assert.Equal(t, cb.HalfOpen, b.State())
@@ -125,7 +125,7 @@ func TestOutcomeCountedOnce(t *testing.T) {
 				assert.Equal(t, []cb.EventType{tc.event}, ev.types())
 			}
 			permitsLeft := 0
-			for b.TryAcquirePermission() == nil {
+			for try(b) == nil {
 				permitsLeft++
 			}
 			assert.Equal(t, 3-tc.want.buffered, permitsLeft, "a permit is consumed only by a recorded outcome")
@@ -152,9 +152,9 @@ func TestLatePermitDoesNotInflateLaterHalfOpenPeriod(t *testing.T) {
 		require.NoError(t, b.TransitionToHalfOpenState()) // a new period with 2 permits
 		cancel()
 		<-done
-		require.NoError(t, b.TryAcquirePermission())
-		require.NoError(t, b.TryAcquirePermission())
-		assert.ErrorIs(t, b.TryAcquirePermission(), cb.ErrCallNotPermitted, "still 2, not 3")
+		require.NoError(t, try(b))
+		require.NoError(t, try(b))
+		assert.ErrorIs(t, try(b), cb.ErrCallNotPermitted, "still 2, not 3")
 	})
 }
 

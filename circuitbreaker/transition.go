@@ -1,146 +1,53 @@
 package circuitbreaker
 
-import (
-	"sync/atomic"
-	"time"
-)
+import "time"
 
-// circuitState is one period in one state. A transition always installs a new object, even
-// into the same state, so "the state that granted this permit" and "the CLOSED period that
-// already opened" are identities that compare-and-swap can test.
-type circuitState struct {
-	kind     State
-	attempts int           // openings since the last CLOSED; drives WaitIntervalFunctionInOpenState
-	metrics  *stateMetrics // OPEN shares the metrics of the state it came from
-	deadline time.Time     // OPEN: permission is granted once time.Now() is after it
-	permits  atomic.Int64  // HALF_OPEN: probe permits left
-
-	// METRICS_ONLY publishes each *_RATE_EXCEEDED event once per period.
-	failureRateExceeded, slowCallRateExceeded atomic.Bool
-
-	// timer is the automatic transition out of this period (OPEN→HALF_OPEN, or HALF_OPEN→OPEN
-	// after MaxWaitDurationInHalfOpenState). It is armed after the period is installed and
-	// stopped when the period is left; left closes the race between the two (see schedule).
-	// A timer that fires anyway does nothing, since it only moves the breaker from its own
-	// period.
-	timer atomic.Pointer[time.Timer]
-	left  atomic.Bool
-}
-
-// stateMetrics is Resilience4j's CircuitBreakerMetrics: a window, the minimum number of calls
-// before rates count, and the not-permitted counter (not windowed).
-type stateMetrics struct {
-	win          window
-	minCalls     int
-	notPermitted atomic.Int64
-}
-
-func (s *circuitState) takePermit() bool {
-	for {
-		p := s.permits.Load()
-		if p <= 0 {
-			return false
-		}
-		if s.permits.CompareAndSwap(p, p-1) {
-			return true
-		}
-	}
-}
-
-func (s *circuitState) release() {
-	if s.kind == HalfOpen {
-		s.permits.Add(1)
-	}
-}
-
-func (s *circuitState) schedule(d time.Duration, f func()) {
-	t := time.AfterFunc(d, f)
-	s.timer.Store(t)
-	if s.left.Load() { // left between installation and now: leave saw no timer to stop
-		t.Stop()
-	}
-}
-
-func (s *circuitState) leave() {
-	s.left.Store(true)
-	if t := s.timer.Load(); t != nil {
-		t.Stop()
-	}
-}
-
-func (cb *CircuitBreaker) closedMetrics() *stateMetrics {
-	if cb.cfg.SlidingWindowType == TimeBased {
-		return &stateMetrics{win: newTimeWindow(cb.cfg.SlidingWindowSize), minCalls: cb.cfg.MinimumNumberOfCalls}
-	}
-	n := cb.cfg.SlidingWindowSize
-	return &stateMetrics{win: newCountWindow(n), minCalls: min(cb.cfg.MinimumNumberOfCalls, n)}
-}
-
-func (cb *CircuitBreaker) newClosed() *circuitState {
-	return &circuitState{kind: Closed, metrics: cb.closedMetrics()}
-}
-
-func (cb *CircuitBreaker) newMetricsOnly() *circuitState {
-	return &circuitState{kind: MetricsOnly, metrics: cb.closedMetrics()}
-}
-
-func (cb *CircuitBreaker) newOpen(attempts int, m *stateMetrics, deadline time.Time) *circuitState {
-	return &circuitState{kind: Open, attempts: attempts, metrics: m, deadline: deadline}
-}
-
-// newOpenAfter is the OPEN period of an opening that counts as an attempt: by thresholds,
-// TransitionToOpenState or the HALF_OPEN maximum wait.
-func (cb *CircuitBreaker) newOpenAfter(cur *circuitState) *circuitState {
-	a := cur.attempts + 1
-	return cb.newOpen(a, cur.metrics, time.Now().Add(cb.cfg.waitInOpenState(a)))
-}
-
-// newHalfOpen uses a count-based window of PermittedNumberOfCallsInHalfOpenState whatever the
-// configured window type, so its minimum is always capped by the permitted number.
-func (cb *CircuitBreaker) newHalfOpen(attempts int) *circuitState {
-	n := cb.cfg.PermittedNumberOfCallsInHalfOpenState
-	s := &circuitState{kind: HalfOpen, attempts: attempts,
-		metrics: &stateMetrics{win: newCountWindow(n), minCalls: min(cb.cfg.MinimumNumberOfCalls, n)}}
-	s.permits.Store(int64(n))
-	return s
-}
-
-func (cb *CircuitBreaker) newDisabled() *circuitState {
-	return &circuitState{kind: Disabled, metrics: &stateMetrics{win: emptyWindow{}}}
-}
-
-func (cb *CircuitBreaker) newForcedOpen(attempts int) *circuitState {
-	return &circuitState{kind: ForcedOpen, attempts: attempts, metrics: &stateMetrics{win: emptyWindow{}}}
-}
-
-// swap installs next if cur is still the current period, then stops cur's timer and arms
-// next's. It reports whether it did; a caller that lost publishes nothing.
+// swap installs next if cur is still the current period, stops cur's timer, publishes the
+// transition and then arms next's timer, so that whatever that timer publishes comes after.
+// It reports whether it did; a caller that lost publishes nothing.
 func (cb *CircuitBreaker) swap(cur, next *circuitState) bool {
+	return cb.swapExceeded(cur, next, 0, 0, 0)
+}
+
+// swapExceeded is swap for a CLOSED period that opens on its thresholds: the
+// *_RATE_EXCEEDED events of v come between the installation and STATE_TRANSITION.
+func (cb *CircuitBreaker) swapExceeded(cur, next *circuitState, v verdict, fr, sr float32) bool {
 	if !cb.state.CompareAndSwap(cur, next) {
 		return false
 	}
 	cur.leave()
+	cb.publishExceeded(v, fr, sr)
+	cb.publishTransition(cur.kind, next.kind)
 	cb.arm(next)
 	return true
 }
 
 func (cb *CircuitBreaker) arm(s *circuitState) {
 	switch {
-	case s.kind == Open && cb.cfg.AutomaticTransitionFromOpenToHalfOpenEnabled:
-		s.schedule(time.Until(s.deadline), func() { cb.openToHalfOpen(s) })
-	case s.kind == HalfOpen && cb.cfg.MaxWaitDurationInHalfOpenState > 0:
-		s.schedule(cb.cfg.MaxWaitDurationInHalfOpenState, func() {
-			if cb.swap(s, cb.newOpenAfter(s)) {
-				cb.publishTransition(HalfOpen, Open)
-			}
+	case s.kind == Open && !s.ending.Load():
+		s.schedule(s.deadline-openClockMargin-cb.now(), func() {
+			s.ending.Store(true)
+			cb.arm(s) // the automatic transition, if enabled
 		})
+	case s.kind == Open && cb.cfg.AutomaticTransitionFromOpenToHalfOpenEnabled:
+		s.schedule(s.deadline-cb.now(), func() { cb.openToHalfOpen(s) })
+	case s.kind == HalfOpen && cb.cfg.MaxWaitDurationInHalfOpenState > 0:
+		s.schedule(cb.cfg.MaxWaitDurationInHalfOpenState, func() { cb.halfOpenWaitEnded(s) })
 	}
 }
 
-func (cb *CircuitBreaker) openToHalfOpen(s *circuitState) {
-	if cb.swap(s, cb.newHalfOpen(s.attempts)) {
-		cb.publishTransition(Open, HalfOpen)
+// halfOpenWaitEnded leaves HALF_OPEN period s for TransitionToStateAfterWaitDuration, unless
+// the probes decided first: OPEN as an opening that counts as an attempt, or a fresh CLOSED.
+func (cb *CircuitBreaker) halfOpenWaitEnded(s *circuitState) {
+	next := cb.newClosed()
+	if cb.cfg.TransitionToStateAfterWaitDuration == OpenAfterWait {
+		next = cb.newOpenAfter(s)
 	}
+	cb.swap(s, next)
+}
+
+func (cb *CircuitBreaker) openToHalfOpen(s *circuitState) {
+	cb.swap(s, cb.newHalfOpen(s.attempts))
 }
 
 // transition is the manual transition of Resilience4j's stateTransition: it checks the table
@@ -157,7 +64,6 @@ func (cb *CircuitBreaker) transition(to State, next func(cur *circuitState) *cir
 			return &IllegalStateTransitionError{Name: cb.name, From: cur.kind, To: to}
 		}
 		if cb.swap(cur, next(cur)) {
-			cb.publishTransition(cur.kind, to)
 			return nil
 		}
 	}
@@ -177,19 +83,24 @@ func (cb *CircuitBreaker) TransitionToOpenState() error {
 	return cb.transition(Open, cb.newOpenAfter)
 }
 
-// TransitionToOpenStateFor opens the breaker for d (a d <= 0 ends the wait at once), as
-// Resilience4j's transitionToOpenStateFor: the attempt number is not incremented. Illegal
-// from METRICS_ONLY.
+// TransitionToOpenStateFor opens the breaker for d on the monotonic clock (a d <= 0 ends the
+// wait at once), as Resilience4j's transitionToOpenStateFor: the attempt number is not
+// incremented. Illegal from METRICS_ONLY.
 func (cb *CircuitBreaker) TransitionToOpenStateFor(d time.Duration) error {
-	return cb.TransitionToOpenStateUntil(time.Now().Add(d))
+	return cb.transition(Open, func(cur *circuitState) *circuitState {
+		return cb.newOpen(cur.attempts, cur.metrics, cb.after(d))
+	})
 }
 
 // TransitionToOpenStateUntil opens the breaker until t, as Resilience4j's
-// transitionToOpenStateUntil: permission is granted again once time.Now() is after t, and the
-// attempt number is not incremented. Illegal from METRICS_ONLY.
+// transitionToOpenStateUntil: permission is granted again once the clock is strictly after t,
+// and the attempt number is not incremented. t is turned into a wait once, with time.Until
+// (on the monotonic clock when t carries a monotonic reading, as time.Now().Add(d) does);
+// the breaker then waits on the monotonic clock, so a later step of the wall clock does not
+// move the end. Illegal from METRICS_ONLY.
 func (cb *CircuitBreaker) TransitionToOpenStateUntil(t time.Time) error {
 	return cb.transition(Open, func(cur *circuitState) *circuitState {
-		return cb.newOpen(cur.attempts, cur.metrics, t)
+		return cb.newOpen(cur.attempts, cur.metrics, cb.after(time.Until(t)))
 	})
 }
 

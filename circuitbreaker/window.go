@@ -38,6 +38,9 @@ func (c *counts) add(o outcome, sign int) {
 // include it; snapshot returns the current totals.
 type window interface {
 	record(o outcome) counts
+	// recordAt is record by a caller that has just read the breaker's clock: now is that
+	// reading, which a time-based window uses instead of reading the clock again.
+	recordAt(o outcome, now time.Duration) counts
 	snapshot() counts
 }
 
@@ -61,6 +64,8 @@ type countWindow struct {
 	total counts
 }
 
+func (w *countWindow) recordAt(o outcome, _ time.Duration) counts { return w.record(o) }
+
 func (w *countWindow) record(o outcome) counts {
 	w.mu.Lock()
 	w.total.add(w.ring[w.head], -1)
@@ -81,12 +86,17 @@ func (w *countWindow) snapshot() counts {
 	return t
 }
 
-// timeWindow is Resilience4j's SlidingTimeWindowMetrics: n per-second buckets in a ring, the
-// head tagged with the epoch second of time.Now. Recording and reading first move the head to
-// the current second, emptying each bucket it passes, so the window holds the calls of seconds
-// [now-n+1, now] and a call recorded at second s leaves when the clock reaches s+n. The mutex
-// is held only while the buckets are touched.
+// timeWindow is Resilience4j's SlidingTimeWindowMetrics on the monotonic clock: n one-second
+// buckets in a ring, the head tagged with the second it covers, counted from the breaker's
+// epoch (the instant New ran). Recording and reading first move the head to the current second,
+// emptying each bucket it passes, so the window holds the calls of seconds [now-n+1, now] and a
+// call recorded during second s leaves when the clock reaches second s+n. The mutex is held only
+// while the buckets are touched.
+//
+// clock returns the time elapsed since the epoch. The window reads no other clock: a step of the
+// wall clock cannot keep outcomes in it or drop them early.
 type timeWindow struct {
+	clock   func() time.Duration
 	mu      sync.Mutex
 	buckets []timeBucket
 	head    int
@@ -94,19 +104,22 @@ type timeWindow struct {
 }
 
 type timeBucket struct {
-	second int64
+	second int64 // seconds since the epoch
 	counts
 }
 
-func newTimeWindow(n int) *timeWindow {
-	w := &timeWindow{buckets: make([]timeBucket, n)}
-	w.buckets[0].second = time.Now().Unix()
+func newTimeWindow(n int, clock func() time.Duration) *timeWindow {
+	w := &timeWindow{clock: clock, buckets: make([]timeBucket, n)}
+	w.buckets[0].second = w.now()
 	return w
 }
 
-// advance moves the head to second now. It is O(1) amortised: each step empties a bucket
-// that time has passed, and never more than n of them. A clock that went back leaves the
-// head where it is, so outcomes are never lost to a wall-clock step.
+// now is the current second since the epoch.
+func (w *timeWindow) now() int64 { return int64(w.clock() / time.Second) }
+
+// advance moves the head to second now. It is O(1) amortised: each step empties a bucket that
+// time has passed, and never more than n of them. The monotonic clock never goes back; a
+// reading that did would leave the head where it is.
 func (w *timeWindow) advance(now int64) {
 	d := now - w.buckets[w.head].second
 	if d <= 0 {
@@ -123,18 +136,21 @@ func (w *timeWindow) advance(now int64) {
 	}
 }
 
-func (w *timeWindow) record(o outcome) counts {
-	now := time.Now().Unix()
+func (w *timeWindow) record(o outcome) counts { return w.recordAt(o, w.clock()) }
+
+func (w *timeWindow) recordAt(o outcome, at time.Duration) counts {
+	now := int64(at / time.Second)
 	w.mu.Lock()
-	defer w.mu.Unlock()
 	w.advance(now)
 	w.buckets[w.head].add(o, 1)
 	w.total.add(o, 1)
-	return w.total
+	t := w.total
+	w.mu.Unlock()
+	return t
 }
 
 func (w *timeWindow) snapshot() counts {
-	now := time.Now().Unix()
+	now := w.now()
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.advance(now)
@@ -145,5 +161,6 @@ func (w *timeWindow) snapshot() counts {
 // them): it records nothing and always reads empty.
 type emptyWindow struct{}
 
-func (emptyWindow) record(outcome) counts { return counts{} }
-func (emptyWindow) snapshot() counts      { return counts{} }
+func (emptyWindow) record(outcome) counts                  { return counts{} }
+func (emptyWindow) recordAt(outcome, time.Duration) counts { return counts{} }
+func (emptyWindow) snapshot() counts                       { return counts{} }

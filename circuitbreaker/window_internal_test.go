@@ -74,13 +74,26 @@ func TestConcurrentRecordsSeeExactWindows(t *testing.T) {
 	assert.Equal(t, n, w.snapshot().calls)
 }
 
-// TestPitfall4_TimeBasedBucketsAreEpochAlignedAndAdvanceOnReads: a call recorded at second s
-// is in the window until the clock reaches second s+N, whatever its offset in the second, and
-// a read alone moves the window.
-func TestPitfall4_TimeBasedBucketsAreEpochAlignedAndAdvanceOnReads(t *testing.T) {
+// sinceNow returns a window clock whose epoch is now: inside a synctest bubble it follows the
+// bubble's fake clock.
+func sinceNow() func() time.Duration {
+	epoch := time.Now()
+	return func() time.Duration { return time.Since(epoch) }
+}
+
+// manualClock is a window clock a test sets by hand: the window reads nothing else.
+type manualClock struct{ now atomic.Int64 }
+
+func (c *manualClock) read() time.Duration     { return time.Duration(c.now.Load()) }
+func (c *manualClock) set(d time.Duration)     { c.now.Store(int64(d)) }
+func (c *manualClock) advance(d time.Duration) { c.now.Add(int64(d)) }
+
+// TestPitfall4_TimeBasedBucketsAreAlignedToTheEpochAndAdvanceOnReads: a call recorded during
+// second s of the window's clock is in the window until the clock reaches second s+N, whatever
+// its offset in the second, and a read alone moves the window.
+func TestPitfall4_TimeBasedBucketsAreAlignedToTheEpochAndAdvanceOnReads(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		// The bubble starts at 2000-01-01T00:00:00Z, an exact second.
-		w := newTimeWindow(3)
+		w := newTimeWindow(3, sinceNow())
 		time.Sleep(900 * time.Millisecond) // 0.9s into second 0
 		w.record(outcomeCall | outcomeFailed)
 		time.Sleep(200 * time.Millisecond) // 1.1s: second 1
@@ -98,9 +111,35 @@ func TestPitfall4_TimeBasedBucketsAreEpochAlignedAndAdvanceOnReads(t *testing.T)
 	})
 }
 
+// TestTimeWindowReadsOnlyItsMonotonicClock drives the window with a clock set by hand (no
+// synctest, real wall clock running): the window follows that clock alone, so a wall-clock
+// step cannot move it. Calls recorded at 10s leave at exactly 10s+N.
+func TestTimeWindowReadsOnlyItsMonotonicClock(t *testing.T) {
+	var c manualClock
+	c.set(10 * time.Second)
+	w := newTimeWindow(10, c.read)
+	w.record(outcomeCall | outcomeFailed)
+	w.record(outcomeCall)
+	assert.Equal(t, counts{2, 1, 0, 0}, w.snapshot())
+
+	c.set(20*time.Second - 1)
+	assert.Equal(t, counts{2, 1, 0, 0}, w.snapshot(), "still in the window 1ns before 10s+N")
+	c.set(20 * time.Second)
+	assert.Equal(t, counts{}, w.snapshot(), "gone at exactly 10s+N")
+
+	c.set(25 * time.Second)
+	w.record(outcomeCall)
+	c.set(24 * time.Second) // a clock that went back (the monotonic clock never does) changes nothing
+	assert.Equal(t, counts{2, 0, 1, 0}, w.record(outcomeCall|outcomeSlow), "recorded into the head, second 25")
+	c.set(34*time.Second + 999*time.Millisecond)
+	assert.Equal(t, counts{2, 0, 1, 0}, w.snapshot())
+	c.advance(time.Millisecond) // 35s: second 25 has left
+	assert.Equal(t, counts{}, w.snapshot())
+}
+
 func TestTimeWindowRecordsIntoTheCurrentSecond(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		w := newTimeWindow(2)
+		w := newTimeWindow(2, sinceNow())
 		w.record(outcomeCall | outcomeSlow)
 		w.record(outcomeCall | outcomeSlow | outcomeFailed)
 		time.Sleep(time.Second)
@@ -121,14 +160,15 @@ func TestTimeWindowAgainstModel(t *testing.T) {
 	rapid.Check(t, func(rt *rapid.T) {
 		rapid.SyncTest(rt, func(rt *rapid.T) {
 			n := rapid.IntRange(1, 5).Draw(rt, "n")
-			w := newTimeWindow(n)
+			clock := sinceNow()
+			w := newTimeWindow(n, clock)
 			type rec struct {
 				sec int64
 				o   outcome
 			}
 			var all []rec
 			model := func() counts {
-				now := time.Now().Unix()
+				now := int64(clock() / time.Second)
 				var c counts
 				for _, r := range all {
 					if r.sec > now-int64(n) {
@@ -144,7 +184,7 @@ func TestTimeWindowAgainstModel(t *testing.T) {
 					continue
 				}
 				o := outcomeGen.Draw(rt, "o")
-				all = append(all, rec{time.Now().Unix(), o})
+				all = append(all, rec{int64(clock() / time.Second), o})
 				require.Equal(rt, model(), w.record(o), "record %d", i)
 			}
 		})

@@ -2,7 +2,6 @@ package operators
 
 import (
 	"context"
-	"time"
 
 	"github.com/levee-go/levee/circuitbreaker"
 	"github.com/reactivex/rxgo/v2"
@@ -14,11 +13,13 @@ import (
 //   - permission is asked when the subscription starts; a refusal is the subscription's only
 //     item, an error item carrying the *circuitbreaker.CallNotPermittedError, and the upstream
 //     is never observed (nor, under Lazy, built);
-//   - the upstream completing is a success and its first error item a failure, classified by
-//     cb.OnError, each with the subscription's whole duration; the error item is then
-//     forwarded and the upstream cancelled (an error ends a guarded subscription, as in Rx);
-//   - when the consumer cancels, the permission is released unrecorded if no item had come
-//     from the upstream, and the call counts as a success if one had.
+//   - the upstream completing is a success and its first error item a failure, classified as
+//     circuitbreaker.Permit.OnError does, each with the subscription's whole duration; the
+//     error item is then forwarded and the upstream cancelled (an error ends a guarded
+//     subscription, as in Rx);
+//   - when the consumer cancels, the permission is released unrecorded (to the period that
+//     granted it) if no item had come from the upstream, and the call counts as a success if
+//     one had.
 //
 // Items are not offered to RecordResultPredicate, as Resilience4j's Flux operator. The
 // outcome is recorded before the consumer sees the end of the subscription. A nil cb fails
@@ -30,32 +31,33 @@ func CircuitBreaker(cb *circuitbreaker.CircuitBreaker) Operator {
 				fail(ctx, next, circuitbreaker.ErrNilCircuitBreaker)
 				return
 			}
-			if err := cb.TryAcquirePermission(); err != nil {
+			// The permit measures the subscription from its grant and reports to the period
+			// that granted it, however late the subscription ends.
+			permit, err := cb.Acquire()
+			if err != nil {
 				fail(ctx, next, err)
 				return
 			}
-			start := time.Now()
 			u, err := open()
 			if err != nil { // a mistake of the caller's, which says nothing about the dependency
-				cb.ReleasePermission()
+				permit.Release()
 				fail(ctx, next, err)
 				return
 			}
 			defer u.close()
 			r := relay(ctx, u, next, nil)
-			d := time.Since(start)
 			switch r.end {
 			case completed:
-				cb.OnSuccess(d)
+				permit.OnSuccess()
 			case failed:
+				permit.OnError(r.err) // first, so the upstream's shutdown is not timed
 				u.close()
-				cb.OnError(d, r.err)
 				fail(ctx, next, r.err)
 			case cancelled:
 				if r.items > 0 {
-					cb.OnSuccess(d)
+					permit.OnSuccess()
 				} else {
-					cb.ReleasePermission()
+					permit.Release()
 				}
 			}
 		})

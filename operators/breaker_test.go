@@ -2,6 +2,7 @@ package operators_test
 
 import (
 	"context"
+	"errors"
 	"sync/atomic"
 	"testing"
 	"testing/synctest"
@@ -83,13 +84,13 @@ func TestCircuitBreakerCancelBeforeAnyItemReleasesThePermit(t *testing.T) {
 		ctx, cancel := context.WithCancel(context.Background())
 		ch := operators.CircuitBreaker(cb)(p.Observable()).Observe(rxgo.WithContext(ctx))
 		synctest.Wait()
-		assert.ErrorIs(t, cb.TryAcquirePermission(), circuitbreaker.ErrCallNotPermitted, "the probe permit is taken")
+		assert.ErrorIs(t, tryAcquire(cb), circuitbreaker.ErrCallNotPermitted, "the probe permit is taken")
 		cancel()
 		for range ch {
 		}
 		assert.Equal(t, 0, cb.Metrics().NumberOfBufferedCalls, "nothing recorded")
 		assert.Equal(t, circuitbreaker.HalfOpen, cb.State())
-		assert.NoError(t, cb.TryAcquirePermission(), "the probe permit is back")
+		assert.NoError(t, tryAcquire(cb), "the probe permit is back")
 	})
 }
 
@@ -123,7 +124,7 @@ func TestCircuitBreakerDoesNotRecordTheConsumersCancellationError(t *testing.T) 
 		}
 		synctest.Wait()
 		assert.Equal(t, 0, cb.Metrics().NumberOfBufferedCalls)
-		assert.NoError(t, cb.TryAcquirePermission())
+		assert.NoError(t, tryAcquire(cb))
 	})
 }
 
@@ -147,4 +148,49 @@ func TestCircuitBreakerEachSubscriptionIsOneCall(t *testing.T) {
 	_, items := observe(ok)
 	require.Len(t, items, 1)
 	assert.ErrorIs(t, items[0].E, circuitbreaker.ErrCallNotPermitted)
+}
+
+// TestCircuitBreakerLatePermitDoesNotEnlargeANewHalfOpenPeriod is the regression test for a
+// subscription admitted while CLOSED that ends without telling anything about the dependency
+// (cancelled before its first item, or failing with an ignored error) after the breaker entered
+// a new HALF_OPEN period: its permission goes back to the CLOSED period that granted it, so the
+// HALF_OPEN period still admits exactly its 1 probe, not 2.
+func TestCircuitBreakerLatePermitDoesNotEnlargeANewHalfOpenPeriod(t *testing.T) {
+	errIgnored := errors.New("ignored by the breaker")
+	for _, tc := range []struct {
+		name string
+		end  func(cancel context.CancelFunc, fail chan<- error)
+	}{
+		{"cancelled before its first item", func(cancel context.CancelFunc, _ chan<- error) { cancel() }},
+		{"failing with an ignored error", func(_ context.CancelFunc, fail chan<- error) { fail <- errIgnored }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				cb := newBreaker(t, circuitbreaker.Config{PermittedNumberOfCallsInHalfOpenState: 1,
+					IgnoreErrors: []error{errIgnored}})
+				fail := make(chan error)
+				up := rxgo.Defer([]rxgo.Producer{func(c context.Context, next chan<- rxgo.Item) {
+					select {
+					case err := <-fail:
+						next <- rxgo.Error(err)
+					case <-c.Done():
+					}
+				}})
+				ctx, cancel := context.WithCancel(context.Background())
+				defer cancel()
+				ch := operators.CircuitBreaker(cb)(up).Observe(rxgo.WithContext(ctx))
+				synctest.Wait() // admitted while CLOSED, waiting for the dependency
+				require.NoError(t, cb.TransitionToOpenState())
+				require.NoError(t, cb.TransitionToHalfOpenState())
+				tc.end(cancel, fail)
+				for range ch {
+				}
+				synctest.Wait()
+				assert.Equal(t, circuitbreaker.HalfOpen, cb.State())
+				assert.Equal(t, 0, cb.Metrics().NumberOfBufferedCalls, "nothing recorded")
+				require.NoError(t, tryAcquire(cb), "the period's one probe")
+				assert.ErrorIs(t, tryAcquire(cb), circuitbreaker.ErrCallNotPermitted, "and no second one")
+			})
+		})
+	}
 }

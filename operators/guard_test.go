@@ -245,7 +245,7 @@ func TestGuardCancelAtEveryStageReleasesEverything(t *testing.T) {
 				assert.Equal(t, tt.builds, builds.Load())
 				assert.Equal(t, tt.state, ps.CircuitBreaker.State())
 				if tt.state == circuitbreaker.HalfOpen {
-					assert.NoError(t, ps.CircuitBreaker.TryAcquirePermission(), "the probe permit is back")
+					assert.NoError(t, tryAcquire(ps.CircuitBreaker), "the probe permit is back")
 				}
 				assert.Equal(t, 1, ps.Bulkhead.Metrics().AvailableConcurrentCalls)
 				assert.Equal(t, 0, ps.Bulkhead.Metrics().NumberOfWaitingCalls)

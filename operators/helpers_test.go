@@ -188,3 +188,10 @@ func failOn(bad int) func(context.Context, int) (int, error) {
 		return 2 * v, nil
 	}
 }
+
+// tryAcquire asks b for one permission and returns its answer; a granted permit is kept, as by
+// a call still running.
+func tryAcquire(b *circuitbreaker.CircuitBreaker) error {
+	_, err := b.Acquire()
+	return err
+}

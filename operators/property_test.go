@@ -118,7 +118,7 @@ func TestCircuitBreakerOperatorMatchesThePermitModel(t *testing.T) {
 				}
 				// The twin decides first: both breakers are in the same state.
 				var want []string
-				rejected := twin.TryAcquirePermission()
+				permit, rejected := twin.Acquire()
 				if rejected != nil {
 					want = []string{"E:" + rejected.Error()}
 				} else {
@@ -127,12 +127,12 @@ func TestCircuitBreakerOperatorMatchesThePermitModel(t *testing.T) {
 					}
 					switch {
 					case s.end == 0 || (s.end == 2 && s.items > 0):
-						twin.OnSuccess(0)
+						permit.OnSuccess()
 					case s.end == 1:
 						want = append(want, "E:boom")
-						twin.OnError(0, errBoom)
+						permit.OnError(errBoom)
 					default:
-						twin.ReleasePermission()
+						permit.Release()
 					}
 				}
 				p := newProbe(items...)

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/levee-go/levee/bulkhead"
+	"github.com/levee-go/levee/circuitbreaker"
 	"github.com/levee-go/levee/internal/chans"
 	"github.com/levee-go/levee/internal/safe"
 	"github.com/levee-go/levee/timelimiter"
@@ -41,23 +42,22 @@ func (s *subscription[T]) attempt(n int) attemptResult {
 		return attemptResult{kind: cancelled}
 	}
 	cb, rl, tl := s.ps.CircuitBreaker, s.ps.RateLimiter, s.ps.TimeLimiter
+	// The permit reports to the period that granted it and measures the attempt from its
+	// grant; the zero Permit (no breaker) does nothing.
+	var permit circuitbreaker.Permit
 	if cb != nil {
-		if err := cb.TryAcquirePermission(); err != nil {
+		var err error
+		if permit, err = cb.Acquire(); err != nil {
 			return attemptResult{kind: failed, err: err}
 		}
 	}
-	start := time.Now()
 	if rl != nil {
 		if err := rl.AcquirePermission(s.ctx, s.permits); err != nil {
 			if safe.CallerCancelled(s.ctx, err) {
-				if cb != nil {
-					cb.ReleasePermission()
-				}
+				permit.Release()
 				return attemptResult{kind: cancelled}
 			}
-			if cb != nil {
-				cb.OnError(time.Since(start), err)
-			}
+			permit.OnError(err)
 			return attemptResult{kind: failed, err: err}
 		}
 	}
@@ -95,9 +95,7 @@ func (s *subscription[T]) attempt(n int) attemptResult {
 		if tl != nil {
 			tl.OnSuccess(end.Sub(tlStart))
 		}
-		if cb != nil {
-			cb.OnSuccess(end.Sub(start))
-		}
+		permit.OnSuccess()
 	case failed:
 		if tl != nil {
 			tl.OnError(end.Sub(tlStart), res.err)
@@ -105,16 +103,12 @@ func (s *subscription[T]) attempt(n int) attemptResult {
 		if rl != nil && s.drainOnResult {
 			rl.OnError(res.err)
 		}
-		if cb != nil {
-			cb.OnError(end.Sub(start), res.err)
-		}
+		permit.OnError(res.err)
 	default: // ended from outside: the consumer left, or retry starts over
-		if cb != nil {
-			if produced > 0 {
-				cb.OnSuccess(end.Sub(start))
-			} else {
-				cb.ReleasePermission()
-			}
+		if produced > 0 {
+			permit.OnSuccess()
+		} else {
+			permit.Release()
 		}
 	}
 	return res

@@ -63,7 +63,7 @@ func (g guards) check(t *testing.T, recorded int) {
 	assert.Equal(t, recorded, m.NumberOfBufferedCalls, "outcomes recorded by the breaker")
 	assert.Equal(t, circuitbreaker.HalfOpen, g.cb.State())
 	free := 0
-	for g.cb.TryAcquirePermission() == nil {
+	for tryAcquire(g.cb) == nil {
 		free++
 	}
 	assert.Equal(t, probes-recorded, free, "breaker probe permits")

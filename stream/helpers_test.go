@@ -145,3 +145,10 @@ func timelimiterConfig(d time.Duration) timelimiter.Config {
 func breakerConfig() circuitbreaker.Config {
 	return circuitbreaker.Config{SlidingWindowSize: 1000, MinimumNumberOfCalls: 1000}
 }
+
+// tryAcquire asks b for one permission and returns its answer; a granted permit is kept, as by
+// a call still running.
+func tryAcquire(b *circuitbreaker.CircuitBreaker) error {
+	_, err := b.Acquire()
+	return err
+}

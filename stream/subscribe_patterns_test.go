@@ -97,7 +97,7 @@ func TestSubscribeBreakerCancellation(t *testing.T) {
 				require.NoError(t, cb.TransitionToOpenState())
 				require.NoError(t, cb.TransitionToHalfOpenState())
 				// One probe permit is held elsewhere, so the subscription takes the last one.
-				require.NoError(t, cb.TryAcquirePermission())
+				require.NoError(t, tryAcquire(cb))
 				ctx, cancel := context.WithCancel(context.Background())
 				items, err := stream.Subscribe(ctx, levee.Patterns{CircuitBreaker: cb}, stream.Source[int](func(ctx context.Context, emit func(int) error) error {
 					for i := range tc.emitted {
@@ -110,14 +110,14 @@ func TestSubscribeBreakerCancellation(t *testing.T) {
 				}), stream.Buffer(1))
 				require.NoError(t, err)
 				synctest.Wait()
-				assert.Error(t, cb.TryAcquirePermission(), "the subscription holds the last permit")
+				assert.Error(t, tryAcquire(cb), "the subscription holds the last permit")
 				cancel()
 				drain(items)
 				m := cb.Metrics()
 				assert.Equal(t, tc.wantSuccess, m.NumberOfSuccessfulCalls)
 				assert.Equal(t, 0, m.NumberOfFailedCalls)
 				assert.Equal(t, circuitbreaker.HalfOpen, cb.State())
-				assert.Equal(t, tc.wantPermitAvailable, cb.TryAcquirePermission() == nil)
+				assert.Equal(t, tc.wantPermitAvailable, tryAcquire(cb) == nil)
 			})
 		})
 	}
@@ -326,4 +326,48 @@ func TestSubscribeOpenBreakerIsNotRetriedAndReachesTheFallback(t *testing.T) {
 	assert.Equal(t, int64(1), rt.Metrics().NumberOfTotalCalls)
 	assert.Equal(t, int64(1), rt.Metrics().NumberOfFailedCallsWithoutRetryAttempt)
 	assert.Zero(t, builds.Load())
+}
+
+// TestSubscribeLatePermitDoesNotEnlargeANewHalfOpenPeriod is the regression test for a
+// subscription admitted while CLOSED that ends without telling anything about the dependency
+// (cancelled before its first element, or failing with an ignored error) after the breaker
+// entered a new HALF_OPEN period: its permission goes back to the CLOSED period that granted
+// it, so the HALF_OPEN period still admits exactly its 1 probe, not 2.
+func TestSubscribeLatePermitDoesNotEnlargeANewHalfOpenPeriod(t *testing.T) {
+	errIgnored := errors.New("ignored by the breaker")
+	for _, tc := range []struct {
+		name string
+		end  func(cancel context.CancelFunc, fail chan<- error)
+	}{
+		{"cancelled before its first element", func(cancel context.CancelFunc, _ chan<- error) { cancel() }},
+		{"failing with an ignored error", func(_ context.CancelFunc, fail chan<- error) { fail <- errIgnored }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				cb := newBreaker(t, circuitbreaker.Config{PermittedNumberOfCallsInHalfOpenState: 1,
+					IgnoreErrors: []error{errIgnored}})
+				ctx, cancel := context.WithCancel(context.Background())
+				defer cancel()
+				fail := make(chan error)
+				items, err := stream.Subscribe(ctx, levee.Patterns{CircuitBreaker: cb}, stream.Source[int](func(ctx context.Context, _ func(int) error) error {
+					select {
+					case err := <-fail:
+						return err
+					case <-ctx.Done():
+						return ctx.Err()
+					}
+				}))
+				require.NoError(t, err)
+				synctest.Wait() // admitted while CLOSED, waiting for the dependency
+				require.NoError(t, cb.TransitionToOpenState())
+				require.NoError(t, cb.TransitionToHalfOpenState())
+				tc.end(cancel, fail)
+				drain(items)
+				assert.Equal(t, circuitbreaker.HalfOpen, cb.State())
+				assert.Equal(t, 0, cb.Metrics().NumberOfBufferedCalls, "nothing recorded")
+				require.NoError(t, tryAcquire(cb), "the period's one probe")
+				assert.ErrorIs(t, tryAcquire(cb), circuitbreaker.ErrCallNotPermitted, "and no second one")
+			})
+		})
+	}
 }

@@ -315,7 +315,7 @@ func TestSubscribeWithADoneContext(t *testing.T) {
 	require.NoError(t, err)
 	assert.Empty(t, drain(items))
 	assert.Zero(t, builds.Load())
-	assert.NoError(t, cb.TryAcquirePermission())
+	assert.NoError(t, tryAcquire(cb))
 	assert.Zero(t, cb.Metrics().NumberOfBufferedCalls)
 }
 

@@ -36,9 +36,11 @@ func breakerLifecycle(e *env) *table {
 		}
 	})
 	defer unsubscribe()
-	pay := circuitbreaker.Decorate(cb, func(ctx context.Context) (string, error) {
-		return e.client.Charge(ctx, "DH")
-	})
+	pay := func(ctx context.Context) (string, error) {
+		return circuitbreaker.Execute(ctx, cb, func(ctx context.Context) (string, error) {
+			return e.client.Charge(ctx, "DH")
+		})
+	}
 	ctx := context.Background()
 
 	t.step("8 calls to the failing gateway")

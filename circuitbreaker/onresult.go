@@ -1,0 +1,63 @@
+package circuitbreaker
+
+import "time"
+
+// Transition is what Config.TransitionOnResult asks of the breaker after a call, as
+// Resilience4j's TransitionCheckResult. The zero value asks for nothing; OpenFor and
+// OpenUntil open the breaker.
+type Transition struct {
+	kind  transitionKind
+	wait  time.Duration
+	until time.Time
+}
+
+type transitionKind uint8
+
+const (
+	noTransition transitionKind = iota
+	openFor
+	openUntil
+)
+
+// OpenFor asks the breaker to open for d, as TransitionToOpenStateFor (Resilience4j's
+// transitionToOpenAndWaitFor). A d <= 0 ends the wait at once.
+func OpenFor(d time.Duration) Transition { return Transition{kind: openFor, wait: d} }
+
+// OpenUntil asks the breaker to open until t, as TransitionToOpenStateUntil (Resilience4j's
+// transitionToOpenAndWaitUntil): the right answer to a 429 or 503 carrying Retry-After.
+func OpenUntil(t time.Time) Transition { return Transition{kind: openUntil, until: t} }
+
+// Opens reports whether tr asks the breaker to open.
+func (tr Transition) Opens() bool { return tr.kind != noTransition }
+
+// transitionOnResult consults TransitionOnResult after a recorded outcome and applies its
+// answer to the current period if it is CLOSED (at most once per CLOSED period, as a threshold
+// opening); the attempt number is not incremented. A function that panics asks for nothing.
+func (cb *CircuitBreaker) transitionOnResult(result any, err error) {
+	f := cb.cfg.TransitionOnResult
+	if f == nil {
+		return
+	}
+	tr := safeTransition(f, result, err)
+	if tr.kind == noTransition {
+		return
+	}
+	cur := cb.state.Load()
+	if cur.kind != Closed {
+		return
+	}
+	wait := tr.wait
+	if tr.kind == openUntil {
+		wait = time.Until(tr.until)
+	}
+	cb.swap(cur, cb.newOpen(cur.attempts, cur.metrics, cb.after(wait)))
+}
+
+func safeTransition(f func(any, error) Transition, result any, err error) (tr Transition) {
+	defer func() {
+		if recover() != nil {
+			tr = Transition{}
+		}
+	}()
+	return f(result, err)
+}
