@@ -108,3 +108,81 @@ func TestRecordPredicateDoesNotRecordAFullBulkhead(t *testing.T) {
 		assert.Equal(t, 2, bh.Metrics().AvailableConcurrentCalls)
 	})
 }
+
+// The same Retry(CircuitBreaker) with the breaker's rejection listed in RetryRejections: one
+// line brings back Resilience4j's behaviour, where a retry retries CallNotPermittedException.
+// Three attempts reach the open breaker, two waits of 50 ms pass, and the retry ends exhausted.
+func TestRetryRejectionsRetriesAnOpenBreakersRejection(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		cb, err := circuitbreaker.New("payment", circuitbreaker.Config{SlidingWindowSize: 10, MinimumNumberOfCalls: 5})
+		require.NoError(t, err)
+		require.NoError(t, cb.TransitionToOpenState())
+		rt, err := retry.New("payment", retry.Config{
+			MaxAttempts: 3, WaitDuration: 50 * time.Millisecond,
+			RetryOnErrorPredicate: allButBadRequests,
+			RetryRejections:       []error{circuitbreaker.ErrCallNotPermitted},
+		})
+		require.NoError(t, err)
+		pay := levee.Compose[string]().WithCircuitBreaker(cb).WithRetry(rt)
+
+		start := time.Now()
+		_, err = pay.Execute(context.Background(), func(context.Context) (string, error) { return "PAID", nil })
+		require.ErrorIs(t, err, circuitbreaker.ErrCallNotPermitted)
+		require.ErrorIs(t, err, retry.ErrMaxRetriesExceeded)
+		assert.Equal(t, 100*time.Millisecond, time.Since(start))
+		assert.Equal(t, 3, cb.Metrics().NumberOfNotPermittedCalls)
+		assert.Equal(t, retry.Metrics{NumberOfFailedCallsWithRetryAttempt: 1, NumberOfTotalCalls: 3}, rt.Metrics(), "three attempts in all")
+	})
+}
+
+// The bulkhead scenario with the bulkhead's rejection listed in RecordRejections: one line
+// brings back Resilience4j's behaviour, where the breaker counts BulkheadFullException as a
+// failure. Two calls hold the bulkhead; eight more come one after another: the first five are
+// refused by the bulkhead and recorded as failures, which opens the breaker (minimum 5 calls,
+// 100 % failed), and the breaker refuses the last three itself.
+func TestRecordRejectionsRecordsAFullBulkhead(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		cb, err := circuitbreaker.New("payment", circuitbreaker.Config{
+			SlidingWindowSize: 10, MinimumNumberOfCalls: 5,
+			RecordErrorPredicate: allButBadRequests,
+			RecordRejections:     []error{bulkhead.ErrBulkheadFull},
+		})
+		require.NoError(t, err)
+		bh, err := bulkhead.New("payment", bulkhead.Config{MaxConcurrentCalls: 2})
+		require.NoError(t, err)
+		pay := levee.DefaultPipeline[string](levee.Patterns{CircuitBreaker: cb, Bulkhead: bh}, nil)
+
+		release := make(chan struct{})
+		healthy := func(ctx context.Context) (string, error) {
+			<-release
+			return "PAID", nil
+		}
+		held := make([]error, 2)
+		var wg sync.WaitGroup
+		for i := range held {
+			wg.Go(func() { _, held[i] = pay.Execute(context.Background(), healthy) })
+		}
+		synctest.Wait() // both hold the bulkhead
+		full, notPermitted := 0, 0
+		for range 8 {
+			_, err := pay.Execute(context.Background(), healthy)
+			switch {
+			case errors.Is(err, bulkhead.ErrBulkheadFull):
+				full++
+			case errors.Is(err, circuitbreaker.ErrCallNotPermitted):
+				notPermitted++
+			default:
+				t.Errorf("unexpected error: %v", err)
+			}
+		}
+		assert.Equal(t, 5, full)
+		assert.Equal(t, 3, notPermitted)
+		assert.Equal(t, circuitbreaker.Open, cb.State())
+		close(release)
+		wg.Wait()
+		assert.Equal(t, []error{nil, nil}, held)
+		m := cb.Metrics()
+		assert.Equal(t, 5, m.NumberOfFailedCalls)
+		assert.Equal(t, 3, m.NumberOfNotPermittedCalls)
+	})
+}
