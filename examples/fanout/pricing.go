@@ -148,7 +148,11 @@ func (s *shop) fanOut(p *levee.Pipeline[quote], skus []string) []async.Result[qu
 func (s *shop) warmUp(c *checks) {
 	s.reset(payment.ModeOK)
 	skus := s.skus[:warmBooks]
-	results := s.fanOut(newPatterns().pipeline(nil), skus)
+	// No time limit here: the warm-up learns prices, and a loaded machine may take longer than
+	// the 100ms the priced runs allow for a healthy answer.
+	p := newPatterns()
+	p.TimeLimiter = nil
+	results := s.fanOut(p.pipeline(nil), skus)
 	live := 0
 	for i, r := range results {
 		if r.Err == nil && r.Value.Kind == "live" {
