@@ -30,7 +30,7 @@ func concurrently(n int, call func(i int)) {
 	wg.Wait()
 }
 
-// bulkheadLimit is section 3 of circuit-breaker-retry-bulkhead.txt: ten concurrent calls of
+// bulkheadLimit is section 3 of the payment article: ten concurrent calls of
 // 300 ms through a bulkhead of three; seven are refused at once and never reach the gateway.
 func bulkheadLimit(e *env) *table {
 	t := newTable("5. Bulkhead: at most 3 concurrent calls, 10 at once, 300 ms per call",
@@ -71,7 +71,7 @@ func bulkheadLimit(e *env) *table {
 	return t
 }
 
-// bulkheadTrap is scenario E of circuit-breaker-retry-bulkhead.txt ("The trap: the Bulkhead
+// bulkheadTrap is scenario E of the payment article ("The trap: the Bulkhead
 // pushes the Circuit Breaker open"): ten concurrent payments to a 400 ms gateway through the
 // payment service, once with a breaker that records the bulkhead's rejections (the seed's
 // default) and once with levee's default, which ignores them.
