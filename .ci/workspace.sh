@@ -15,3 +15,8 @@ replacements() {
 go_directive() {
   awk '$1 == "go" { print $2; exit }' "$1/go.mod"
 }
+
+# absolute prints the absolute path of directory $1, relative to the repository's root.
+absolute() {
+  (cd "$1" && pwd)
+}
