@@ -5,7 +5,8 @@ go 1.26.0
 require (
 	github.com/cenkalti/backoff/v5 v5.0.3
 	github.com/failsafe-go/failsafe-go v0.9.8
-	github.com/levee-go/levee v0.0.0
+	github.com/levee-go/levee v0.1.0
+	github.com/levee-go/levee/operators v0.1.0
 	github.com/reactivex/rxgo/v2 v2.5.0
 	github.com/sony/gobreaker/v2 v2.4.0
 	github.com/stretchr/testify v1.12.1
@@ -20,12 +21,7 @@ require (
 	github.com/bits-and-blooms/bitset v1.24.4 // indirect
 	github.com/cenkalti/backoff/v4 v4.0.0 // indirect
 	github.com/emirpasic/gods v1.12.0 // indirect
-	github.com/levee-go/levee/operators v0.0.0
 	github.com/stretchr/objx v0.5.3 // indirect
 	github.com/teivah/onecontext v0.0.0-20200513185103-40f981bfd775 // indirect
 	go.yaml.in/yaml/v3 v3.0.5 // indirect
 )
-
-replace github.com/levee-go/levee => ../
-
-replace github.com/levee-go/levee/operators => ../operators

@@ -21,8 +21,7 @@ import (
 //     granted it) if no item had come from the upstream, and the call counts as a success if
 //     one had.
 //
-// Items are not offered to RecordResultPredicate, as Resilience4j's Flux operator. The
-// outcome is recorded before the consumer sees the end of the subscription. A nil cb fails
+// Items are not offered to RecordResultPredicate. The outcome is recorded before the consumer sees the end of the subscription. A nil cb fails
 // every subscription with circuitbreaker.ErrNilCircuitBreaker.
 func CircuitBreaker(cb *circuitbreaker.CircuitBreaker) Operator {
 	return func(up rxgo.Observable) rxgo.Observable {

@@ -1,6 +1,8 @@
-// Package operators applies levee's patterns to github.com/reactivex/rxgo/v2 (v2.5.0)
-// Observables, per emission and per subscription, with the semantics of levee's stream
-// package and without rxgo's goroutine leaks.
+// Package operators guards github.com/reactivex/rxgo/v2 (v2.5.0) Observables with levee's
+// patterns. Its operators are functions from Observable to Observable (Operator) that make one
+// guarded call per value item, or guard a whole subscription as one call, with the semantics
+// of levee's stream package and without rxgo's goroutine leaks. Helpers convert between
+// Observables and the stream package's channels.
 //
 // It is a module of its own because importing rxgo links testing, testify and a few other
 // modules into every binary: users of levee's core do not pay for it.
@@ -23,11 +25,10 @@
 // # Per subscription
 //
 // CircuitBreaker, Bulkhead, RateLimiter, TimeLimiter, Retry and Fallback guard a whole
-// subscription as one call, as Resilience4j's reactor operators: permission when the
-// subscription starts (a refusal is an error item, and the upstream is never observed);
-// success when the upstream completes, failure at its first error item, which ends the
-// subscription; when the consumer cancels, the permission released unrecorded if no item had
-// come, a success if one had. Retry and Lazy take a Source, a function that builds the
+// subscription as one call: permission when the subscription starts (a refusal is an error
+// item, and the upstream is never observed); success when the upstream completes, failure at
+// its first error item, which ends the subscription; when the consumer cancels, the
+// permission released unrecorded if no item had come, a success if one had. Retry and Lazy take a Source, a function that builds the
 // Observable inside the guarded execution, once per subscription or attempt: an error or a
 // panic while building reaches the breaker, the retry and the fallback, and every retry
 // subscribes to a fresh Observable. Guard composes them all in the default pipeline's order;
@@ -89,11 +90,24 @@
 // cancellation: prefer these operators and the stream package's helpers under early
 // termination.
 //
-// # How levee differs from Resilience4j, and why
+// # Differences from Resilience4j
 //
-// The per-subscription operators follow stream.Subscribe, whose documentation lists the
-// differences: the source is built inside the guarded execution (Reactor skips the fallback
-// for a method that throws before returning its Flux); a TimeLimiter times the upstream only
-// (not a slow consumer) and records one outcome per subscription; the rate limiter waits
-// cancellably and hands a cancelled reservation back; panics are errors.
+// The per-subscription operators follow Resilience4j's reactor operators
+// (CircuitBreakerOperator, BulkheadOperator, RateLimiterOperator, RetryOperator on a Flux,
+// and the fallback decorator over Reactor's onErrorResume), with the differences of
+// stream.Subscribe:
+//
+//   - the Observable is built inside the guarded execution, by a Source: an error or a panic
+//     while building it reaches the breaker, the retry and the fallback, where Reactor skips
+//     the fallback for a method that throws before returning its Flux;
+//   - a panic in a guarded function, Source or fallback is an error item, never a crash;
+//   - a TimeLimiter times the upstream only, not a slow consumer, and records one outcome per
+//     subscription, where the Flux operator also publishes a SUCCESS per item;
+//   - the rate limiter waits for its permission cancellably and hands a cancelled
+//     reservation back, where the Flux operator delays the subscription by the reserved wait
+//     and cannot give it back.
+//
+// As there: items are not offered to the breaker's RecordResultPredicate; with
+// DrainPermissionsOnResult every value item and the upstream's error are offered to the rate
+// limiter; the items of a failed attempt stay emitted when retry starts over.
 package operators

@@ -1,9 +1,9 @@
 module github.com/levee-go/levee/operators
 
-go 1.26
+go 1.25.0
 
 require (
-	github.com/levee-go/levee v0.0.0
+	github.com/levee-go/levee v0.1.0
 	github.com/reactivex/rxgo/v2 v2.5.0
 	github.com/stretchr/testify v1.12.1
 	go.uber.org/goleak v1.3.0
@@ -17,5 +17,3 @@ require (
 	github.com/teivah/onecontext v0.0.0-20200513185103-40f981bfd775 // indirect
 	go.yaml.in/yaml/v3 v3.0.5 // indirect
 )
-
-replace github.com/levee-go/levee => ../

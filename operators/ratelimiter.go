@@ -19,12 +19,10 @@ import (
 //     rl's LimitForPeriod fails the subscription with an error matching
 //     ratelimiter.ErrInvalidPermits;
 //   - with DrainPermissionsOnResult, every value item is offered to rl.OnResult before it is
-//     forwarded, and the upstream's error to rl.OnError, as Resilience4j's operator.
+//     forwarded, and the upstream's error to rl.OnError.
 //
-// Resilience4j's operator delays the subscription by the reserved wait and cannot give the
-// reservation back; levee's waits cancellably. A nil rl fails every subscription with
-// ratelimiter.ErrNilRateLimiter. RateLimiter returns an error, and no Operator, when an
-// option is invalid or does not apply (only Permits does).
+// A nil rl fails every subscription with ratelimiter.ErrNilRateLimiter. RateLimiter returns an
+// error, and no Operator, when an option is invalid or does not apply (only Permits does).
 func RateLimiter(rl *ratelimiter.RateLimiter, opts ...Option) (Operator, error) {
 	set, err := collect("RateLimiter", perRateLimiter, opts)
 	if err != nil {

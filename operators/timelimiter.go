@@ -32,9 +32,8 @@ import (
 // upstream sent before the consumer cancelled is still an ERROR, unless it is that
 // cancellation. An end of the upstream seen only after the consumer cancelled is not a
 // SUCCESS: rxgo ends a subscription whose context is done the way it ends one that completed,
-// so the two cannot be told apart. Resilience4j's Flux
-// operator also publishes a SUCCESS per item. TimeLimiter returns an error for bounds outside
-// the three above; a nil tl fails every subscription with timelimiter.ErrNilTimeLimiter.
+// so the two cannot be told apart. TimeLimiter returns an error for bounds outside the three
+// above; a nil tl fails every subscription with timelimiter.ErrNilTimeLimiter.
 func TimeLimiter(tl *timelimiter.TimeLimiter, bounds TimeBound) (Operator, error) {
 	if bounds == 0 {
 		bounds = BoundEachElement

@@ -1,8 +1,9 @@
-// Package stream applies levee's patterns to streams carried by Go channels, in the two ways
-// Resilience4j's reactive operators do: per emission, where each element is one guarded call,
-// and per subscription, where the whole stream is one.
+// Package stream guards streams carried by Go channels with levee's patterns, in two ways:
+// per element, where each element read from an input channel is one guarded call whose
+// Result is sent on an output channel, and per subscription, where a whole stream, produced
+// by a function, is one guarded call whose elements are sent on an output channel.
 //
-// # Per emission
+// # Per element
 //
 // Map, Filter, FlatMap and Batch read elements from a channel and make one call per element
 // (per batch for Batch) through a *levee.Pipeline, so that one bad element is one failed
@@ -29,10 +30,10 @@
 // attempt — under levee.Patterns as one call: permission is taken when an attempt starts,
 // success is recorded when it ends cleanly and failure when it ends with an error; when the
 // consumer cancels, the breaker permission is released unrecorded if nothing was emitted and
-// counts as a success otherwise (Resilience4j's Flux operators). Retry starts the stream over
-// by calling the Source again; a fallback source replaces a stream that failed for good; a
-// TimeLimiter bounds the time to the first element and between elements (or the whole
-// stream). FromChan adapts a func(ctx) (<-chan T, error) source.
+// counts as a success otherwise. Retry starts the stream over by calling the Source again; a
+// fallback source replaces a stream that failed for good; a TimeLimiter bounds the time to
+// the first element and between elements (or the whole stream). FromChan adapts a
+// func(ctx) (<-chan T, error) source.
 //
 // # Cancellation and leaks
 //
@@ -52,7 +53,11 @@
 // Likewise the goroutine feeding an operator's input should select on the same context,
 // since an operator that stops early (StopOnError, cancellation) stops reading its input.
 //
-// # How levee differs from Resilience4j, and why
+// # Differences from Resilience4j
+//
+// The per-element operators have no counterpart there: Resilience4j decorates a Flux as a
+// whole. Subscribe follows its reactive operators (CircuitBreakerOperator, RetryOperator and
+// the others on a Flux), with these differences:
 //
 //   - The source is built inside the guarded execution: an error returned or a panic raised
 //     while building the stream reaches retry and the fallback. In Reactor, a method that
@@ -63,11 +68,15 @@
 //     result carrying the error.
 //   - A TimeLimiter on a subscription bounds the Source's own time: time spent waiting for a
 //     slow consumer does not count towards the first-element and gap bounds, so backpressure
-//     is never taken for a slow dependency. It records one outcome per attempt, where
-//     Resilience4j's Flux operator publishes a SUCCESS per element as well.
-//   - The rate limiter waits for a permission (cancellable) where Resilience4j's operator
-//     delays the subscription by the reservation and cannot give it back.
-//   - Retry matches RetryOnResultPredicate against each element before delivering it, as
-//     Resilience4j does; the breaker does not apply RecordResultPredicate to elements (as
-//     Resilience4j's Flux operator).
+//     is never taken for a slow dependency. It records one outcome per attempt, where the
+//     Flux operator publishes a SUCCESS per element as well.
+//   - The rate limiter waits for its permission, and a cancelled wait hands the reservation
+//     back; the Flux operator delays the subscription by the reservation and cannot give it
+//     back.
+//
+// As there: a cancelled subscription that had emitted counts as a success, and one that had
+// not is released unrecorded; retry matches RetryOnResultPredicate against each element
+// before delivering it, and the elements of a failed attempt stay delivered; the breaker does
+// not apply RecordResultPredicate to elements; with DrainPermissionsOnResult every element and
+// the final error are offered to the rate limiter.
 package stream

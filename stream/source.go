@@ -25,7 +25,7 @@ import (
 //
 // A Source is called once per attempt, so a Source that retry may restart must be able to
 // start over (open the stream again); the elements a failed attempt emitted have already
-// been delivered, as with Resilience4j's Flux retry, and Item.Attempt tells them apart.
+// been delivered, and Item.Attempt tells them apart.
 type Source[T any] func(ctx context.Context, emit func(T) error) error
 
 // FromChan adapts the lazy channel source of levee's design, a function that builds a

@@ -86,12 +86,12 @@ func WithFallbackSource[T any](fn func(ctx context.Context, cause error, emit fu
 //   - CircuitBreaker: permission is asked when the attempt starts; a refusal fails it without
 //     calling src. The attempt is recorded, with its whole duration, as a success when src
 //     returns nil and as a failure (classified by OnError) when it fails. When the consumer
-//     cancels before src returns, the permission is released unrecorded if src had emitted nothing, and the
-//     attempt counts as a success if it had emitted an element (Resilience4j's Flux
-//     operator). Elements are not offered to RecordResultPredicate.
-//   - RateLimiter: one permission per attempt (Permits for more), waited for as AcquirePermission allows; a
-//     cancelled wait hands its reservation back. With DrainPermissionsOnResult, every element
-//     and the final error are offered to it, as Resilience4j's operator does.
+//     cancels before src returns, the permission is released unrecorded if src had emitted
+//     nothing, and the attempt counts as a success if it had emitted an element. Elements are
+//     not offered to RecordResultPredicate.
+//   - RateLimiter: one permission per attempt (Permits for more), waited for as
+//     AcquirePermission allows; a cancelled wait hands its reservation back. With
+//     DrainPermissionsOnResult, every element and the final error are offered to it.
 //   - TimeLimiter: bounds the attempt as TimeLimit says (default BoundEachElement); at the
 //     limit the attempt's context is cancelled and the attempt fails with a
 //     *timelimiter.TimeoutError at once, even if src ignores its context (src then finishes on

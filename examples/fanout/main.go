@@ -1,7 +1,7 @@
 // Command fanout prices 200 books concurrently against the loopback payment gateway of
 // examples/payment, first while it fails and then while it is slow, once with each of the four
-// kinds of fallback the seeds describe (a cached value, a default, a degraded response, failing
-// fast), and prints what each fallback answered.
+// kinds of fallback recommended with Resilience4j (a cached value, a default, a degraded
+// response, failing fast), and prints what each fallback answered.
 //
 //	go run ./examples/fanout
 //

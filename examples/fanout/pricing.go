@@ -52,7 +52,7 @@ type shop struct {
 	invoked atomic.Int64
 }
 
-// kind is one kind of fallback, as the seeds list them.
+// kind is one of the kinds of fallback recommended with Resilience4j.
 type kind struct {
 	name    string
 	handler func(s *shop) func(ctx context.Context, err error) (quote, error)

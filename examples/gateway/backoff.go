@@ -11,7 +11,7 @@ import (
 	"github.com/levee-go/levee/retry"
 )
 
-// retryBackoff is section 2 of circuit-breaker-retry-bulkhead.txt: three attempts with an
+// retryBackoff is section 2 of the payment article: three attempts with an
 // exponential backoff of 100 ms ×2 reach the gateway at about 0, 100 and 300 ms.
 func retryBackoff(e *env) *table {
 	t := newTable("2. Retry: 3 attempts, backoff 100ms ×2, with the time of each attempt",
@@ -37,7 +37,7 @@ func retryBackoff(e *env) *table {
 	})
 	defer e.gw.OnRequest(nil)
 
-	start := time.Now() // the clock starts before the first call, as in the seed
+	start := time.Now() // the clock starts before the first call, as in the article
 	_, err := retry.Execute(context.Background(), rt, func(ctx context.Context) (string, error) {
 		return e.client.Charge(ctx, "DH001")
 	})

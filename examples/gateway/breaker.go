@@ -11,7 +11,7 @@ import (
 	"github.com/levee-go/levee/examples/payment"
 )
 
-// breakerLifecycle is section 1 of circuit-breaker-retry-bulkhead.txt: eight calls to a failing
+// breakerLifecycle is section 1 of the payment article: eight calls to a failing
 // gateway open the breaker after the fifth, the gateway recovers, and two probes after the open
 // wait close it again.
 func breakerLifecycle(e *env) *table {

@@ -30,7 +30,7 @@ func concurrently(n int, call func(i int)) {
 	wg.Wait()
 }
 
-// bulkheadLimit is section 3 of circuit-breaker-retry-bulkhead.txt: ten concurrent calls of
+// bulkheadLimit is section 3 of the payment article: ten concurrent calls of
 // 300 ms through a bulkhead of three; seven are refused at once and never reach the gateway.
 func bulkheadLimit(e *env) *table {
 	t := newTable("5. Bulkhead: at most 3 concurrent calls, 10 at once, 300 ms per call",
@@ -71,22 +71,22 @@ func bulkheadLimit(e *env) *table {
 	return t
 }
 
-// bulkheadTrap is scenario E of circuit-breaker-retry-bulkhead.txt ("The trap: the Bulkhead
-// pushes the Circuit Breaker open"): ten concurrent payments to a 400 ms gateway through the
-// payment service, once with a breaker that records the bulkhead's rejections (the seed's
-// default) and once with levee's default, which ignores them.
+// bulkheadTrap is scenario E of the payment article ("The trap: the Bulkhead pushes the Circuit
+// Breaker open"): ten concurrent payments to a 400 ms gateway through the payment service, once
+// with a breaker that records the bulkhead's rejections (Resilience4j's default, one
+// RecordRejections line away) and once with levee's default, which ignores them.
 func bulkheadTrap(e *env) *table {
 	t := newTable("6. Scenario E: the bulkhead pushes the breaker open",
 		"the payment service of 4, 10 concurrent requests; gateway slow, 400 ms per call")
 
-	seedDefault := paymentBreakerConfig()
-	seedDefault.RecordErrors = []error{bulkhead.ErrBulkheadFull, payment.ErrGateway}
+	resilience4jDefault := paymentBreakerConfig()
+	resilience4jDefault.RecordRejections = []error{bulkhead.ErrBulkheadFull}
 	variants := []struct {
-		label string
-		cfg   circuitbreaker.Config
-		seed  bool
+		label           string
+		cfg             circuitbreaker.Config
+		recordsBulkFull bool
 	}{
-		{"[seed default] RecordErrors [ErrBulkheadFull, ErrGateway]", seedDefault, true},
+		{"[Resilience4j default] RecordRejections [ErrBulkheadFull]", resilience4jDefault, true},
 		{"[levee default] bulkhead rejections not recorded", paymentBreakerConfig(), false},
 	}
 	for _, v := range variants {
@@ -128,7 +128,7 @@ func bulkheadTrap(e *env) *table {
 		check(t, "PENDING", 7, pending)
 		atMost(t, "gateway received", e.gw.Received(), 3)
 		atMost(t, "gateway max in flight", e.gw.MaxInFlight(), 3)
-		if v.seed {
+		if v.recordsBulkFull {
 			check(t, "breaker state", circuitbreaker.Open, m.State)
 			check(t, "failed + notPermitted", 7, m.NumberOfFailedCalls+m.NumberOfNotPermittedCalls)
 		} else {

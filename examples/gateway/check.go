@@ -9,7 +9,7 @@ import (
 )
 
 // figure is one thing the program measured — a count, a state, an answer, a duration — next to
-// the value the seed reports for it.
+// the value the article reports for it.
 type figure struct {
 	section string // the configuration or step the figure belongs to; "" for none
 	name    string
@@ -56,7 +56,7 @@ func (t *table) add(name, want, got string, ok bool) {
 	t.figures = append(t.figures, figure{section: t.section, name: name, want: want, got: got, ok: ok})
 }
 
-// check records a figure that must equal the seed's value exactly.
+// check records a figure that must equal the article's value exactly.
 func check[T comparable](t *table, name string, want, got T) {
 	t.add(name, fmt.Sprint(want), fmt.Sprint(got), want == got)
 }
@@ -73,7 +73,7 @@ func within(t *table, name string, got, lo, hi time.Duration) {
 	t.add(name, want, ms(got), got >= lo && got < hi)
 }
 
-// atMost records a count that must not exceed limit: an invariant, where the seed warns that
+// atMost records a count that must not exceed limit: an invariant, where the article warns that
 // the exact value depends on how concurrent requests happen to arrive.
 func atMost(t *table, name string, got, limit int64) {
 	t.add(name, fmt.Sprintf("≤ %d", limit), fmt.Sprint(got), got <= limit)
@@ -122,10 +122,10 @@ func summarize(tables []*table, took time.Duration) int {
 	}
 	fmt.Println()
 	if len(wrong) == 0 {
-		fmt.Printf("all %d figures match the seeds (%.1f s)\n", total, took.Seconds())
+		fmt.Printf("all %d figures match the articles' (%.1f s)\n", total, took.Seconds())
 		return 0
 	}
-	fmt.Printf("%d of %d figures differ from the seeds (%.1f s):\n%s\n",
+	fmt.Printf("%d of %d figures differ from the articles' (%.1f s):\n%s\n",
 		len(wrong), total, took.Seconds(), strings.Join(wrong, "\n"))
 	return 1
 }

@@ -14,8 +14,8 @@ import (
 	"github.com/levee-go/levee/retry"
 )
 
-// bulkheadPlacement is "Bulkhead inside versus outside the retry" of
-// fallbacks-and-composition.txt: with the bulkhead inside, its single permit is free while the
+// bulkheadPlacement is "Bulkhead inside versus outside the retry" of the
+// composition article: with the bulkhead inside, its single permit is free while the
 // retry waits; outside, the permit is held through both waits.
 func bulkheadPlacement(e *env) *table {
 	t := newTable("7. Bulkhead of one inside versus outside a retry",
@@ -55,7 +55,7 @@ func bulkheadPlacement(e *env) *table {
 	return t
 }
 
-// rateLimiterPlacement is "RateLimiter inside the Retry" of fallbacks-and-composition.txt: inside,
+// rateLimiterPlacement is "RateLimiter inside the Retry" of the composition article: inside,
 // every attempt takes a permission (three for one failing request); outside, the whole
 // retried request takes one.
 func rateLimiterPlacement(e *env) *table {
@@ -101,8 +101,8 @@ func rateLimiterPlacement(e *env) *table {
 	return t
 }
 
-// retryThroughOpenBreaker is "Retrying through an open breaker" of
-// fallbacks-and-composition.txt: a retry of four attempts meets a breaker of window 2 that opens
+// retryThroughOpenBreaker is "Retrying through an open breaker" of the
+// composition article: a retry of four attempts meets a breaker of window 2 that opens
 // after the second, with a cached-price fallback on the retry.
 func retryThroughOpenBreaker(e *env) *table {
 	t := newTable("9. Retrying through an open breaker",

@@ -12,7 +12,7 @@ import (
 	"github.com/levee-go/levee/timelimiter"
 )
 
-// timeLimiterInRetry is "TimeLimiter inside the retry" of fallbacks-and-composition.txt: against
+// timeLimiterInRetry is "TimeLimiter inside the retry" of the composition article: against
 // a gateway that never answers, each attempt gets its own deadline, ends at it with ErrTimeout,
 // and has its request cancelled, which the gateway sees.
 func timeLimiterInRetry(e *env) *table {

@@ -1,7 +1,9 @@
-// Command gateway runs the scenarios of levee's two seeds — the circuit breaker, retry and
-// bulkhead measurements and the composition rules of the fallbacks article — on a real HTTP
+// Command gateway replays the scenarios of two Resilience4j tutorial articles on a real HTTP
 // payment gateway listening on 127.0.0.1, and checks every figure it measures against the one
-// the seeds report.
+// the article reports. The payment article guards a Spring Boot payment service's calls to a
+// third-party payment gateway with a CircuitBreaker, a Retry and a Bulkhead (Resilience4j
+// 2.3.0) and measures them; the composition article (Resilience4j 2.4.0) sets the rules of
+// fallbacks and of the order in which the patterns compose.
 //
 //	go run ./examples/gateway
 //
@@ -32,7 +34,7 @@ import (
 
 func main() { os.Exit(run()) }
 
-// run starts the gateway, runs every scenario in the seeds' order and returns the exit status.
+// run starts the gateway, runs every scenario in the articles' order and returns the exit status.
 func run() int {
 	gw, err := payment.Start()
 	if err != nil {
@@ -48,14 +50,14 @@ func run() int {
 	start := time.Now()
 	var tables []*table
 	for _, scenario := range []func(*env) *table{
-		// circuit-breaker-retry-bulkhead.txt
+		// the payment article
 		breakerLifecycle,
 		retryBackoff,
 		compositionOrder,
 		paymentScenarios,
 		bulkheadLimit,
 		bulkheadTrap,
-		// fallbacks-and-composition.txt, "The recommended order and why"
+		// the composition article, "The recommended order and why"
 		bulkheadPlacement,
 		rateLimiterPlacement,
 		retryThroughOpenBreaker,
@@ -99,7 +101,7 @@ func (e *env) waitIdle() {
 	}
 }
 
-// errorKind names the error a caller got the way the seeds do (GatewayException,
+// errorKind names the error a caller got the way the articles do (GatewayException,
 // CallNotPermittedException, ...), in Go's words: the closest levee or gateway error in its
 // chain.
 func errorKind(err error) string {

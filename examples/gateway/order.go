@@ -15,7 +15,7 @@ import (
 // rejections only when they are listed there.
 var retryRejections = []error{circuitbreaker.ErrCallNotPermitted}
 
-// compositionOrder is section 4 of circuit-breaker-retry-bulkhead.txt: six requests to a
+// compositionOrder is section 4 of the payment article: six requests to a
 // broken gateway through Retry(CircuitBreaker), CircuitBreaker(Retry), and Retry(CircuitBreaker)
 // with the breaker's rejections not retried.
 func compositionOrder(e *env) *table {

@@ -14,7 +14,7 @@ import (
 	"github.com/levee-go/levee/retry"
 )
 
-// paymentService is the seed's Spring PaymentService in Go: Resilience4j's annotation order
+// paymentService is the payment article's Spring PaymentService in Go: Resilience4j's annotation order
 // Retry(CircuitBreaker(Bulkhead(charge))) with the PENDING fallback outermost, as
 // levee.DefaultPipeline builds it.
 type paymentService struct {
@@ -23,7 +23,7 @@ type paymentService struct {
 	pay    *levee.Pipeline[string]
 }
 
-// paymentBreakerConfig is the seed's application.yml for the breaker: a customer's invalid
+// paymentBreakerConfig is the payment article's application.yml for the breaker: a customer's invalid
 // order says nothing about the gateway's health, so it is ignored.
 func paymentBreakerConfig() circuitbreaker.Config {
 	return circuitbreaker.Config{
@@ -81,13 +81,13 @@ func (s *paymentService) Pay(ctx context.Context, order string) (string, fallbac
 	})
 }
 
-// answerPending is the seed's pending(orderId, Throwable): "PENDING:<order> (<error kind>)".
+// answerPending is the payment article's pending(orderId, Throwable): "PENDING:<order> (<error kind>)".
 func answerPending(ctx context.Context, err error) (string, error) {
 	order, _ := ctx.Value(orderKey{}).(string)
 	return fmt.Sprintf("PENDING:%s (%s)", order, errorKind(err)), nil
 }
 
-// describe renders what a caller of Pay got as the seed's HTTP client shows it, marking
+// describe renders what a caller of Pay got as the payment article's HTTP client shows it, marking
 // whether it was a live answer or the fallback's.
 func describe(answer string, out fallback.Outcome, err error) string {
 	var invalid *payment.InvalidOrderError
@@ -103,14 +103,14 @@ func describe(answer string, out fallback.Outcome, err error) string {
 	}
 }
 
-// breakerLine renders the breaker's state and metrics as the seed's actuator line does.
+// breakerLine renders the breaker's state and metrics as the payment article's actuator line does.
 func breakerLine(cb *circuitbreaker.CircuitBreaker) string {
 	m := cb.Metrics()
 	return fmt.Sprintf("%s | failureRate %.1f%% | failed %d | notPermitted %d",
 		m.State, m.FailureRate, m.NumberOfFailedCalls, m.NumberOfNotPermittedCalls)
 }
 
-// paymentScenarios runs scenarios A–D of circuit-breaker-retry-bulkhead.txt ("Integrating with
+// paymentScenarios runs scenarios A–D of the payment article ("Integrating with
 // Spring Boot 3" and "Observing real behavior") against one payment service.
 func paymentScenarios(e *env) *table {
 	t := newTable("4. Payment service with a PENDING fallback, scenarios A–D", paymentConfig)

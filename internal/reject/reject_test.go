@@ -4,12 +4,28 @@ import (
 	"errors"
 	"fmt"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
 )
 
 type rejection struct{ levee bool }
 
 func (r *rejection) Error() string        { return "rejected" }
 func (r *rejection) LeveeRejection() bool { return r.levee }
+
+// translated is an error that is no Rejection itself but answers errors.As for one through its
+// own As method, as an error translated from another library's would.
+type translated struct{ as Rejection }
+
+func (t translated) Error() string { return "translated" }
+func (t translated) As(target any) bool {
+	p, ok := target.(*Rejection)
+	if ok && t.as != nil {
+		*p = t.as
+		return true
+	}
+	return false
+}
 
 func TestIs(t *testing.T) {
 	yes, no := &rejection{levee: true}, &rejection{levee: false}
@@ -22,22 +38,35 @@ func TestIs(t *testing.T) {
 		{"plain error", errors.New("boom"), false},
 		{"rejection", yes, true},
 		{"wrapped rejection", fmt.Errorf("call: %w", yes), true},
+		{"twice wrapped rejection", fmt.Errorf("a: %w", fmt.Errorf("b: %w", yes)), true},
 		{"joined rejection", errors.Join(errors.New("boom"), yes), true},
+		{"joined after nested join", errors.Join(errors.Join(errors.New("boom")), yes), true},
+		{"rejection under a join under a wrap", fmt.Errorf("call: %w", errors.Join(nil, yes)), true},
 		{"rejection that disowns itself", no, false},
 		{"first match decides", fmt.Errorf("%w, %w", no, yes), false},
+		{"first match decides, depth first", errors.Join(fmt.Errorf("x: %w", no), yes), false},
+		{"As method answering a rejection", translated{as: yes}, true},
+		{"As method answering a disowned rejection", translated{as: no}, false},
+		{"As method answering nothing", fmt.Errorf("call: %w", translated{}), false},
+		{"As method decides before what it wraps", fmt.Errorf("%w, %w", translated{as: no}, yes), false},
 	} {
-		if got := Is(tc.err); got != tc.want {
-			t.Errorf("%s: Is = %t, want %t", tc.name, got, tc.want)
-		}
+		t.Run(tc.name, func(t *testing.T) {
+			assert.Equal(t, tc.want, Is(tc.err))
+			// The same answer as errors.As, the rule Is follows.
+			var r Rejection
+			assert.Equal(t, tc.want, errors.As(tc.err, &r) && r.LeveeRejection())
+		})
 	}
 }
 
 // Breakers and retries classify every failure with Is: it must not allocate.
 func TestIsAllocatesNothing(t *testing.T) {
-	errs := []error{errors.New("boom"), fmt.Errorf("call: %w", &rejection{levee: true})}
+	errs := []error{
+		errors.New("boom"),
+		fmt.Errorf("call: %w", &rejection{levee: true}),
+		errors.Join(errors.New("boom"), fmt.Errorf("call: %w", &rejection{levee: true})),
+	}
 	for _, err := range errs {
-		if n := testing.AllocsPerRun(100, func() { Is(err) }); n != 0 {
-			t.Errorf("Is(%v) allocates %v times", err, n)
-		}
+		assert.Zero(t, testing.AllocsPerRun(100, func() { Is(err) }), "Is(%v) allocates", err)
 	}
 }
