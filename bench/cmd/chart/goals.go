@@ -60,6 +60,17 @@ func Goals(t *Table) []goal {
 		}
 		gs = append(gs, g)
 	}
+	// noAllocs checks that levee allocates nothing in row; what says which path the row measures.
+	noAllocs := func(what, row string) {
+		v, ok := t.find("allocs/op", row, "levee")
+		g := goal{name: "0 allocs/op " + what + " (" + row + ")", target: "0", missing: !ok}
+		if ok {
+			g.measured = fmt.Sprintf("levee %g allocs/op", v)
+			g.value = fmt.Sprintf("%g", v)
+			g.met = v == 0
+		}
+		gs = append(gs, g)
+	}
 	modes := []string{"serial", "parallel"}
 
 	for _, row := range []string{
@@ -67,15 +78,7 @@ func Goals(t *Table) []goal {
 		"Limiter/load=available", "Bulkhead", "Retry", "Pipeline",
 	} {
 		for _, m := range modes {
-			r := row + "/mode=" + m
-			v, ok := t.find("allocs/op", r, "levee")
-			g := goal{name: "0 allocs/op on success (" + r + ")", target: "0", missing: !ok}
-			if ok {
-				g.measured = fmt.Sprintf("levee %g allocs/op", v)
-				g.value = fmt.Sprintf("%g", v)
-				g.met = v == 0
-			}
-			gs = append(gs, g)
+			noAllocs("on success", row+"/mode="+m)
 		}
 	}
 	for _, m := range modes {
@@ -86,14 +89,7 @@ func Goals(t *Table) []goal {
 	for _, m := range modes {
 		row := "Breaker/window=count100/load=rejected/mode=" + m
 		ratio("Breaker rejection vs gobreaker's rejection", row, "levee", "gobreaker", 0.5)
-		v, ok := t.find("allocs/op", row, "levee")
-		g := goal{name: "0 allocs/op on rejection (" + row + ")", target: "0", missing: !ok}
-		if ok {
-			g.measured = fmt.Sprintf("levee %g allocs/op", v)
-			g.value = fmt.Sprintf("%g", v)
-			g.met = v == 0
-		}
-		gs = append(gs, g)
+		noAllocs("on rejection", row)
 	}
 	for _, m := range modes {
 		ratio("Limiter acquire vs x/time/rate Allow", "Limiter/load=available/mode="+m, "levee", "xrate-allow", 0.5)
