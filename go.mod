@@ -1,6 +1,6 @@
 module github.com/levee-go/levee
 
-go 1.26
+go 1.25.0
 
 require (
 	github.com/stretchr/testify v1.12.1

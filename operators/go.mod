@@ -1,6 +1,6 @@
 module github.com/levee-go/levee/operators
 
-go 1.26
+go 1.25.0
 
 require (
 	github.com/levee-go/levee v0.0.0

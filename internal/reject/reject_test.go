@@ -11,6 +11,18 @@ type rejection struct{ levee bool }
 func (r *rejection) Error() string        { return "rejected" }
 func (r *rejection) LeveeRejection() bool { return r.levee }
 
+// asRejection yields r through an As method, as errors.As allows.
+type asRejection struct{ r *rejection }
+
+func (a asRejection) Error() string { return "as" }
+func (a asRejection) As(target any) bool {
+	if p, ok := target.(*Rejection); ok && a.r != nil {
+		*p = a.r
+		return true
+	}
+	return false
+}
+
 func TestIs(t *testing.T) {
 	yes, no := &rejection{levee: true}, &rejection{levee: false}
 	for _, tc := range []struct {
@@ -25,6 +37,10 @@ func TestIs(t *testing.T) {
 		{"joined rejection", errors.Join(errors.New("boom"), yes), true},
 		{"rejection that disowns itself", no, false},
 		{"first match decides", fmt.Errorf("%w, %w", no, yes), false},
+		{"rejection after a plain error in a join", errors.Join(errors.New("a"), fmt.Errorf("b: %w", yes)), true},
+		{"rejection yielded by an As method", asRejection{yes}, true},
+		{"As method that yields nothing", asRejection{nil}, false},
+		{"typed nil chain", fmt.Errorf("x: %w", error(nil)), false},
 	} {
 		if got := Is(tc.err); got != tc.want {
 			t.Errorf("%s: Is = %t, want %t", tc.name, got, tc.want)
