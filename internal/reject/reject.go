@@ -3,6 +3,8 @@
 // rejections and a circuit breaker does not count them unless the user lists them explicitly.
 package reject
 
+import "github.com/levee-go/levee/internal/safe"
+
 // Rejection is implemented by every levee rejection error.
 type Rejection interface {
 	error
@@ -12,7 +14,9 @@ type Rejection interface {
 
 // Is reports whether err, or any error in its chain, is a levee rejection: the first error
 // of the chain that is a Rejection (or whose As method yields one), in the order errors.As
-// walks it, decides.
+// walks it, decides. The walk does not enter a *safe.PanicError: a call that panicked ran,
+// whatever value it panicked with (a rejection it got from an inner pattern, say through
+// levee.Must), and is a failure like any other panic.
 //
 // The walk is written out rather than done with errors.As, whose pointer to a local moves the
 // target to the heap on every call: breakers and retries classify every failure with Is, and
@@ -24,6 +28,9 @@ func Is(err error) bool {
 
 func find(err error) (Rejection, bool) {
 	for err != nil {
+		if _, ok := err.(*safe.PanicError); ok {
+			return nil, false
+		}
 		if r, ok := err.(Rejection); ok {
 			return r, true
 		}

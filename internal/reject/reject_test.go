@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"testing"
+
+	"github.com/levee-go/levee/internal/safe"
 )
 
 type rejection struct{ levee bool }
@@ -41,6 +43,9 @@ func TestIs(t *testing.T) {
 		{"rejection yielded by an As method", asRejection{yes}, true},
 		{"As method that yields nothing", asRejection{nil}, false},
 		{"typed nil chain", fmt.Errorf("x: %w", error(nil)), false},
+		{"panic with a rejection", safe.NewPanicError(yes), false},
+		{"wrapped panic with a rejection", fmt.Errorf("call: %w", safe.NewPanicError(yes)), false},
+		{"rejection joined before a panic", errors.Join(yes, safe.NewPanicError(errors.New("x"))), true},
 	} {
 		if got := Is(tc.err); got != tc.want {
 			t.Errorf("%s: Is = %t, want %t", tc.name, got, tc.want)
