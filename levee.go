@@ -75,5 +75,7 @@ func ErrorType[E error]() error { return errmatch.Type[E]() }
 
 // IsRejection reports whether err is, or wraps, a rejection by one of levee's own patterns:
 // circuitbreaker.ErrCallNotPermitted, bulkhead.ErrBulkheadFull or
-// ratelimiter.ErrRequestNotPermitted. Such a call never reached the dependency.
+// ratelimiter.ErrRequestNotPermitted. Such a call never reached the dependency. A *PanicError
+// never is one, whatever value the call panicked with: the call ran, and its panic is recorded
+// as a failure like any other.
 func IsRejection(err error) bool { return reject.Is(err) }

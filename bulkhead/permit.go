@@ -55,7 +55,10 @@ func (b *Bulkhead) TryAcquire() bool {
 
 // Release gives back the permit of a call that ran, and publishes CALL_FINISHED, as
 // Resilience4j's Bulkhead.onComplete. The permit goes to the longest waiting caller, if any.
-// A Release without a permit in flight does nothing, so a bug can never lift the limit.
+// A Release while no permit is in flight does nothing. The bulkhead does not know which
+// caller holds which permit, though: a call released twice while other calls hold permits
+// gives back one of theirs, and one more call than MaxConcurrentCalls may then run, so
+// release each permit exactly once (Execute does).
 func (b *Bulkhead) Release() {
 	if b != nil {
 		b.release(true)

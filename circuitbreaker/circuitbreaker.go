@@ -100,11 +100,16 @@ func prefixed(err error) error { return prefixedError{err} }
 func (cb *CircuitBreaker) now() time.Duration { return time.Since(cb.epoch) }
 
 // after is the instant d from now, as a duration since the epoch; it saturates rather than
-// overflow for a huge d.
+// overflow for a huge d. Every d < 0 gives the same instant, 1ns ago (the wait is over either
+// way): a deadline far in the past would make the later deadline-now subtractions overflow,
+// as time.Until(time.Time{}) = math.MinInt64 read a moment later does.
 func (cb *CircuitBreaker) after(d time.Duration) time.Duration {
 	now := cb.now()
-	if d > math.MaxInt64-now {
+	switch {
+	case d > math.MaxInt64-now:
 		return math.MaxInt64
+	case d < 0:
+		return now - 1
 	}
 	return now + d
 }

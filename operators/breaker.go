@@ -2,8 +2,10 @@ package operators
 
 import (
 	"context"
+	"errors"
 
 	"github.com/levee-go/levee/circuitbreaker"
+	"github.com/levee-go/levee/ratelimiter"
 	"github.com/reactivex/rxgo/v2"
 )
 
@@ -16,7 +18,8 @@ import (
 //   - the upstream completing is a success and its first error item a failure, classified as
 //     circuitbreaker.Permit.OnError does, each with the subscription's whole duration; the
 //     error item is then forwarded and the upstream cancelled (an error ends a guarded
-//     subscription, as in Rx);
+//     subscription, as in Rx). An error matching ratelimiter.ErrInvalidPermits (Permits above
+//     an inner rate limiter's LimitForPeriod) releases the permission unrecorded instead;
 //   - when the consumer cancels, the permission is released unrecorded (to the period that
 //     granted it) if no item had come from the upstream, and the call counts as a success if
 //     one had.
@@ -49,7 +52,13 @@ func CircuitBreaker(cb *circuitbreaker.CircuitBreaker) Operator {
 			case completed:
 				permit.OnSuccess()
 			case failed:
-				permit.OnError(r.err) // first, so the upstream's shutdown is not timed
+				if errors.Is(r.err, ratelimiter.ErrInvalidPermits) {
+					// Permits above the limiter's LimitForPeriod: the subscriber's mistake, made
+					// before the dependency was called, says nothing about it.
+					permit.Release()
+				} else {
+					permit.OnError(r.err) // first, so the upstream's shutdown is not timed
+				}
 				u.close()
 				fail(ctx, next, r.err)
 			case cancelled:

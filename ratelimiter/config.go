@@ -39,7 +39,9 @@ type Config struct {
 	// DrainPermissionsOnResult, when set, is asked after every call guarded by Execute or
 	// reported through OnResult or OnError, with the call's result (err nil) or its error
 	// (result nil); returning true drains the permissions left in the current cycle, as
-	// DrainPermissions. Default nil: never drain. Resilience4j's drainPermissionsOnResult.
+	// DrainPermissions. It never sees a levee rejection (levee.IsRejection: an inner bulkhead
+	// or breaker refused the call, which never reached the dependency). Default nil: never
+	// drain. Resilience4j's drainPermissionsOnResult.
 	DrainPermissionsOnResult func(result any, err error) bool
 }
 

@@ -64,6 +64,10 @@
 //     than the next cycle, the cycles before the last one holding them keep their old limit:
 //     their waiters proceed there whatever the new limit, and Resilience4j, which recounts them
 //     with the new limit, can then admit more than either limit in one cycle.
+//   - DrainPermissionsOnResult never sees a rejection by another levee pattern (an inner
+//     bulkhead or breaker refused the call, which never reached the dependency): a predicate
+//     that drains on every error does not drain the limiter because a bulkhead was full.
+//     Resilience4j hands it every exception.
 //   - Asking for more than LimitForPeriod permissions at once is an error (ErrInvalidPermits)
 //     rather than a reservation of several whole cycles.
 //   - LimitForPeriod × (TimeoutDuration/LimitRefreshPeriod + 2) is bounded by

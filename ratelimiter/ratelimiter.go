@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/levee-go/levee/internal/event"
+	"github.com/levee-go/levee/internal/reject"
 	"github.com/levee-go/levee/internal/safe"
 )
 
@@ -206,9 +207,12 @@ func (rl *RateLimiter) OnResult(result any) {
 
 // OnError reports the error of a call made with a permission: when
 // Config.DrainPermissionsOnResult returns true for (nil, err) the current cycle is drained.
-// Resilience4j's RateLimiter.onError.
+// A levee rejection (levee.IsRejection: an inner bulkhead or breaker refused the call) is
+// not offered to it and drains nothing. Resilience4j's RateLimiter.onError.
 func (rl *RateLimiter) OnError(err error) {
-	if rl != nil && rl.drain != nil && rl.drains(nil, err) {
+	// A rejection by another levee pattern (an inner bulkhead or breaker) says nothing about
+	// the dependency, which was never called: it never reaches the user's predicate.
+	if rl != nil && rl.drain != nil && !reject.Is(err) && rl.drains(nil, err) {
 		rl.DrainPermissions()
 	}
 }

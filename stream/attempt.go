@@ -10,6 +10,7 @@ import (
 	"github.com/levee-go/levee/circuitbreaker"
 	"github.com/levee-go/levee/internal/chans"
 	"github.com/levee-go/levee/internal/safe"
+	"github.com/levee-go/levee/ratelimiter"
 	"github.com/levee-go/levee/timelimiter"
 )
 
@@ -56,6 +57,12 @@ func (s *subscription[T]) attempt(n int) attemptResult {
 			if safe.CallerCancelled(s.ctx, err) {
 				permit.Release()
 				return attemptResult{kind: cancelled}
+			}
+			if errors.Is(err, ratelimiter.ErrInvalidPermits) {
+				// Permits above LimitForPeriod is the subscriber's mistake, and src was never
+				// called: nothing to charge to the dependency.
+				permit.Release()
+				return attemptResult{kind: failed, err: err}
 			}
 			permit.OnError(err)
 			return attemptResult{kind: failed, err: err}

@@ -162,7 +162,8 @@ func elementFallback[V, R any](op string, s *settings) (func(context.Context, V,
 // of one, as Resilience4j's RateLimiterOperator with a number of permits: they are taken once,
 // when the attempt starts, whatever the number of elements. n must be at least 1; an attempt
 // that asks for more than the limiter's LimitForPeriod fails with an error matching
-// ratelimiter.ErrInvalidPermits. It needs a Patterns.RateLimiter.
+// ratelimiter.ErrInvalidPermits, without calling the Source; the breaker's permission goes
+// back unrecorded, since the dependency was not called. It needs a Patterns.RateLimiter.
 //
 // It applies to Subscribe.
 func Permits(n int) Option {

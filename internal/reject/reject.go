@@ -3,6 +3,8 @@
 // rejections and a circuit breaker does not count them unless the user lists them explicitly.
 package reject
 
+import "github.com/levee-go/levee/internal/safe"
+
 // Rejection is implemented by every levee rejection error.
 type Rejection interface {
 	error
@@ -11,7 +13,10 @@ type Rejection interface {
 }
 
 // Is reports whether err, or any error in its chain, is a levee rejection: the first error of
-// the chain that is a Rejection, found in the order of errors.As, decides.
+// the chain that is a Rejection, found in the order of errors.As, decides. The walk does not
+// enter a *safe.PanicError: a call that panicked ran, whatever value it panicked with (a
+// rejection it got from an inner pattern, say through levee.Must), and is a failure like any
+// other panic.
 func Is(err error) bool {
 	r, ok := find(err)
 	return ok && r.LeveeRejection()
@@ -23,6 +28,9 @@ func Is(err error) bool {
 // As method accepts a *Rejection.
 func find(err error) (Rejection, bool) {
 	for err != nil {
+		if _, ok := err.(*safe.PanicError); ok {
+			return nil, false
+		}
 		if r, ok := err.(Rejection); ok {
 			return r, true
 		}

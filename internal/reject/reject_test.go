@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+
+	"github.com/levee-go/levee/internal/safe"
 )
 
 type rejection struct{ levee bool }
@@ -49,6 +51,9 @@ func TestIs(t *testing.T) {
 		{"As method answering a disowned rejection", translated{as: no}, false},
 		{"As method answering nothing", fmt.Errorf("call: %w", translated{}), false},
 		{"As method decides before what it wraps", fmt.Errorf("%w, %w", translated{as: no}, yes), false},
+		{"rejection after a plain error in a join", errors.Join(errors.New("a"), fmt.Errorf("b: %w", yes)), true},
+		{"typed nil chain", fmt.Errorf("x: %w", error(nil)), false},
+		{"rejection joined before a panic", errors.Join(yes, safe.NewPanicError(errors.New("x"))), true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			assert.Equal(t, tc.want, Is(tc.err))
@@ -56,6 +61,20 @@ func TestIs(t *testing.T) {
 			var r Rejection
 			assert.Equal(t, tc.want, errors.As(tc.err, &r) && r.LeveeRejection())
 		})
+	}
+}
+
+// A call that panicked ran: Is does not look inside a *safe.PanicError, where errors.As would
+// find the rejection the call panicked with.
+func TestIsStopsAtAPanic(t *testing.T) {
+	yes := &rejection{levee: true}
+	for _, err := range []error{
+		safe.NewPanicError(yes),
+		fmt.Errorf("call: %w", safe.NewPanicError(yes)),
+	} {
+		assert.False(t, Is(err), "%v", err)
+		var r Rejection
+		assert.True(t, errors.As(err, &r), "errors.As does find it: %v", err)
 	}
 }
 
