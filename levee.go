@@ -74,8 +74,19 @@ var ErrNilCall = safe.ErrNilCall
 func ErrorType[E error]() error { return errmatch.Type[E]() }
 
 // IsRejection reports whether err is, or wraps, a rejection by one of levee's own patterns:
-// circuitbreaker.ErrCallNotPermitted, bulkhead.ErrBulkheadFull or
-// ratelimiter.ErrRequestNotPermitted. Such a call never reached the dependency. A *PanicError
-// never is one, whatever value the call panicked with: the call ran, and its panic is recorded
-// as a failure like any other.
+// circuitbreaker.ErrCallNotPermitted, bulkhead.ErrBulkheadFull, ratelimiter.ErrRequestNotPermitted
+// or an async worker pool's *async.WorkerPoolFullError. Such a call never reached the dependency.
+// A *PanicError never is one, whatever value the call panicked with: the call ran, and its panic
+// is recorded as a failure like any other. Each of those errors has a method
+// LeveeRejection() bool that returns true, which is what IsRejection looks for: an error of
+// yours with that method counts as a rejection too.
 func IsRejection(err error) bool { return reject.Is(err) }
+
+// AnyRejection returns an entry for the lists named for rejections,
+// retry.Config.RetryRejections and circuitbreaker.Config.RecordRejections, that matches every
+// rejection IsRejection recognises. It is Resilience4j's default in one entry: its Retry retries
+// CallNotPermittedException, BulkheadFullException and RequestNotPermitted like any exception,
+// and its CircuitBreaker records them.
+//
+//	RetryRejections: []error{levee.AnyRejection()}
+func AnyRejection() error { return errmatch.AnyRejection() }

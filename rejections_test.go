@@ -15,6 +15,7 @@ import (
 	"github.com/levee-go/levee"
 	"github.com/levee-go/levee/bulkhead"
 	"github.com/levee-go/levee/circuitbreaker"
+	"github.com/levee-go/levee/ratelimiter"
 	"github.com/levee-go/levee/retry"
 )
 
@@ -185,4 +186,75 @@ func TestRecordRejectionsRecordsAFullBulkhead(t *testing.T) {
 		assert.Equal(t, 5, m.NumberOfFailedCalls)
 		assert.Equal(t, 3, m.NumberOfNotPermittedCalls)
 	})
+}
+
+// levee.AnyRejection is Resilience4j's default in one entry: a retry with it retries the
+// refusals of a breaker, a bulkhead and a rate limiter alike, three attempts each.
+func TestAnyRejectionRetriesEveryKindOfRejection(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		cb, err := circuitbreaker.New("payment", circuitbreaker.Config{InitialState: circuitbreaker.ForcedOpen})
+		require.NoError(t, err)
+		bh, err := bulkhead.New("payment", bulkhead.Config{MaxConcurrentCalls: bulkhead.NoConcurrentCalls})
+		require.NoError(t, err)
+		rl, err := ratelimiter.New("payment", ratelimiter.Config{
+			LimitForPeriod: 1, LimitRefreshPeriod: time.Hour, TimeoutDuration: ratelimiter.NoWait,
+		})
+		require.NoError(t, err)
+		require.NoError(t, rl.AcquirePermission(context.Background(), 1)) // the hour's only permission
+		for _, tc := range []struct {
+			name     string
+			pipeline func(*retry.Retry) *levee.Pipeline[string]
+			want     error
+		}{
+			{"breaker", func(rt *retry.Retry) *levee.Pipeline[string] {
+				return levee.Compose[string]().WithCircuitBreaker(cb).WithRetry(rt)
+			}, circuitbreaker.ErrCallNotPermitted},
+			{"bulkhead", func(rt *retry.Retry) *levee.Pipeline[string] {
+				return levee.Compose[string]().WithBulkhead(bh).WithRetry(rt)
+			}, bulkhead.ErrBulkheadFull},
+			{"rate limiter", func(rt *retry.Retry) *levee.Pipeline[string] {
+				return levee.Compose[string]().WithRateLimiter(rl).WithRetry(rt)
+			}, ratelimiter.ErrRequestNotPermitted},
+		} {
+			rt, err := retry.New(tc.name, retry.Config{
+				MaxAttempts: 3, WaitDuration: retry.NoWait,
+				RetryRejections: []error{levee.AnyRejection()},
+			})
+			require.NoError(t, err)
+			_, err = tc.pipeline(rt).Execute(context.Background(), func(context.Context) (string, error) { return "PAID", nil })
+			require.ErrorIs(t, err, tc.want, tc.name)
+			require.ErrorIs(t, err, retry.ErrMaxRetriesExceeded, tc.name)
+			assert.Equal(t, retry.Metrics{NumberOfFailedCallsWithRetryAttempt: 1, NumberOfTotalCalls: 3}, rt.Metrics(), tc.name)
+		}
+	})
+}
+
+// A breaker with levee.AnyRejection in RecordRejections records an inner rate limiter's
+// refusals as failures, as Resilience4j's breaker records RequestNotPermitted.
+func TestAnyRejectionRecordsEveryKindOfRejection(t *testing.T) {
+	cb, err := circuitbreaker.New("payment", circuitbreaker.Config{
+		SlidingWindowSize: 4, MinimumNumberOfCalls: 4,
+		RecordRejections: []error{levee.AnyRejection()},
+	})
+	require.NoError(t, err)
+	rl, err := ratelimiter.New("payment", ratelimiter.Config{
+		LimitForPeriod: 1, LimitRefreshPeriod: time.Hour, TimeoutDuration: ratelimiter.NoWait,
+	})
+	require.NoError(t, err)
+	pay := levee.DefaultPipeline[string](levee.Patterns{CircuitBreaker: cb, RateLimiter: rl}, nil)
+	var errs []error
+	for range 4 {
+		_, err := pay.Execute(context.Background(), func(context.Context) (string, error) { return "PAID", nil })
+		errs = append(errs, err)
+	}
+	assert.NoError(t, errs[0])
+	for _, err := range errs[1:] {
+		assert.ErrorIs(t, err, ratelimiter.ErrRequestNotPermitted)
+	}
+	m := cb.Metrics()
+	assert.Equal(t, 3, m.NumberOfFailedCalls)
+	assert.Equal(t, 1, m.NumberOfSuccessfulCalls)
+	assert.Equal(t, float32(75), m.FailureRate)
+	assert.Equal(t, circuitbreaker.Open, cb.State())
+	assert.Equal(t, "levee: any rejection by a levee pattern", levee.AnyRejection().Error())
 }

@@ -7,6 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+
+	"github.com/levee-go/levee/internal/reject"
 )
 
 // TypeMarker is the error value Type returns: an entry of an error list that matches every
@@ -14,9 +16,26 @@ import (
 type TypeMarker struct {
 	t     reflect.Type
 	match func(error) bool
+	desc  string // what the marker matches, when "any error of type t" would not say it
 }
 
-func (m *TypeMarker) Error() string { return fmt.Sprintf("levee: any error of type %v", m.t) }
+func (m *TypeMarker) Error() string {
+	if m.desc != "" {
+		return m.desc
+	}
+	return fmt.Sprintf("levee: any error of type %v", m.t)
+}
+
+// anyRejection is the one marker AnyRejection returns.
+var anyRejection = &TypeMarker{
+	t:     reflect.TypeFor[reject.Rejection](),
+	match: reject.Is,
+	desc:  "levee: any rejection by a levee pattern",
+}
+
+// AnyRejection returns a marker that matches every rejection by levee's own patterns, as
+// reject.Is decides.
+func AnyRejection() error { return anyRejection }
 
 // Type returns a marker that matches any error whose chain holds an E, as errors.As.
 func Type[E error]() error {
