@@ -41,16 +41,17 @@ func Example_http() {
 		se, ok := err.(*StatusError)
 		return ok && se.Code < 500
 	}
-	cb, _ := circuitbreaker.New("pricing", circuitbreaker.Config{
+	// Configs written here as literals: levee.Must stops the program if one is invalid.
+	cb := levee.Must(circuitbreaker.New("pricing", circuitbreaker.Config{
 		SlidingWindowSize: 10, MinimumNumberOfCalls: 5, IgnoreErrorPredicate: clientError,
-	})
-	rt, _ := retry.New("pricing", retry.Config{
+	}))
+	rt := levee.Must(retry.New("pricing", retry.Config{
 		MaxAttempts: 3, WaitDuration: retry.NoWait,
 		RetryOnErrorPredicate: func(err error) bool { return !clientError(err) },
-	})
-	stale, _ := fallback.New("pricing", fallback.OnType(func(ctx context.Context, err *StatusError) (string, error) {
-		return "price=1899 (stale)", nil
 	}))
+	stale := levee.Must(fallback.New("pricing", fallback.OnType(func(ctx context.Context, err *StatusError) (string, error) {
+		return "price=1899 (stale)", nil
+	})))
 	pricing := levee.DefaultPipeline(levee.Patterns{Retry: rt, CircuitBreaker: cb}, stale)
 
 	get := func(ctx context.Context, url string) (string, error) {

@@ -23,7 +23,9 @@ type Metrics struct {
 	NumberOfSlowCalls           int
 	NumberOfSlowSuccessfulCalls int // slow calls that succeeded
 	NumberOfSlowFailedCalls     int // slow calls that failed
-	// NumberOfNotPermittedCalls counts refusals since the metrics were created (not windowed).
+	// NumberOfNotPermittedCalls counts the refusals since the breaker entered its current state
+	// (not windowed): every transition starts new metrics, as Resilience4j's. For a running
+	// total, count EventNotPermitted events.
 	NumberOfNotPermittedCalls int
 }
 

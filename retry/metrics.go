@@ -15,7 +15,8 @@ type Metrics struct {
 	// (including MaxAttempts 1), or whose interval function stopped them, or that ended with
 	// their result still matching RetryOnResultPredicate.
 	NumberOfFailedCallsWithRetryAttempt int64
-	// NumberOfTotalCalls counts attempts: every invocation of a guarded call, once.
+	// NumberOfTotalCalls counts attempts: every invocation of a guarded call, once, except an
+	// attempt ended by its caller's own cancellation, which no counter of the retry counts.
 	NumberOfTotalCalls int64
 }
 
