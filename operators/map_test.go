@@ -251,6 +251,28 @@ func TestMapInvalidOptionsAreRefused(t *testing.T) {
 	}
 }
 
+func TestMapRefusesOptionsThatContradictEachOther(t *testing.T) {
+	tests := []struct {
+		name string
+		opts []operators.Option
+		want string
+	}{
+		{"Window 0", []operators.Option{operators.Window(0)}, "operators: Window must be in [1, 65536], got 0"},
+		{"Window too large", []operators.Option{operators.Window(operators.MaxWindow + 1)}, "operators: Window must be in [1, 65536], got 65537"},
+		{"Window below Concurrency", []operators.Option{operators.Window(4), operators.Concurrency(8)},
+			"operators: Window must be in [8, 65536] (at least Concurrency), got 4"},
+		{"Window and Unordered", []operators.Option{operators.Unordered(), operators.Concurrency(2), operators.Window(4)},
+			"operators: set Window or Unordered, not both"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			op, err := operators.Map(nil, double, tt.opts...)
+			assert.Nil(t, op)
+			assert.EqualError(t, err, tt.want)
+		})
+	}
+}
+
 func TestPerEmissionOperatorsRefuseANilFunction(t *testing.T) {
 	_, err := operators.Map[int, int](nil, nil)
 	assert.ErrorIs(t, err, levee.ErrNilCall)

@@ -1,0 +1,76 @@
+package stream_test
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"testing"
+	"testing/synctest"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/levee-go/levee/stream"
+)
+
+// One slow element (the first) holds the ordered output: the workers go on with the elements
+// after it until the window is full, then the stage waits. With a window of w, the slow one
+// and exactly w-1 elements after it are started and taken from the input, and nothing is sent.
+func TestMapWindowBoundsTheElementsStartedPastASlowOne(t *testing.T) {
+	for _, tc := range []struct {
+		concurrency int
+		opts        []stream.Option
+		wantStarted []int
+	}{
+		{2, nil, []int{0, 1}}, // the default window is the concurrency
+		{2, []stream.Option{stream.Window(5)}, []int{0, 1, 2, 3, 4}},
+		{4, []stream.Option{stream.Window(4)}, []int{0, 1, 2, 3}},
+		{4, []stream.Option{stream.Window(9)}, []int{0, 1, 2, 3, 4, 5, 6, 7, 8}},
+	} {
+		t.Run(fmt.Sprintf("concurrency %d, %d started", tc.concurrency, len(tc.wantStarted)), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				const n = 20
+				in := make(chan int, n)
+				for i := range n {
+					in <- i
+				}
+				close(in)
+				release := make(chan struct{})
+				var mu sync.Mutex
+				started := []int{}
+				fn := func(_ context.Context, v int) (int, error) {
+					mu.Lock()
+					started = append(started, v)
+					mu.Unlock()
+					if v == 0 {
+						<-release
+					}
+					return 10 * v, nil
+				}
+				opts := append([]stream.Option{stream.Concurrency(tc.concurrency)}, tc.opts...)
+				out, err := stream.Map(t.Context(), in, nil, fn, opts...)
+				require.NoError(t, err)
+
+				synctest.Wait()
+				mu.Lock()
+				assert.ElementsMatch(t, tc.wantStarted, started)
+				mu.Unlock()
+				assert.Equal(t, n-len(tc.wantStarted), len(in), "elements taken from the input")
+				assert.Equal(t, 0, len(out))
+
+				close(release)
+				got := []int{}
+				for r := range out {
+					require.NoError(t, r.Err)
+					assert.Equal(t, len(got), r.Index)
+					got = append(got, r.Value)
+				}
+				want := make([]int, n)
+				for i := range want {
+					want[i] = 10 * i
+				}
+				assert.Equal(t, want, got)
+			})
+		})
+	}
+}
