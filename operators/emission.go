@@ -27,7 +27,8 @@ import (
 // upstream completed, StopOnError, or the consumer's context ended), so the upstream's
 // goroutines end too, even those of rxgo operators that leak when they are left to stop on
 // their own. Calls get that context as well: calls still running when the consumer cancels
-// release their permits without being recorded as failures and emit nothing. The output is
+// release their permits without being recorded as failures and emit nothing: once that
+// context is done, nothing more is emitted, even to a consumer still reading. The output is
 // closed once every call has returned; only the part of a call that a TimeLimiter of p has
 // given up on may still be running, holding its bulkhead permit until it notices its context
 // is cancelled (see levee.DefaultPipeline).

@@ -39,7 +39,9 @@
 // Every goroutine an operator starts ends when its input is closed (Subscribe: its Source
 // returns) or when the consumer's context is done, and calls in flight at that moment are
 // cancelled, releasing their bulkhead and half-open permits and their rate-limiter
-// reservations without being recorded as failures. Once an output channel is closed, the
+// reservations without being recorded as failures. Once the context is done an operator
+// sends nothing more, even to a consumer still reading (results a Buffer already holds stay
+// readable). Once an output channel is closed, the
 // operator's goroutines have ended or are ending and every call it made has returned.
 //
 // One leak cannot be prevented: a consumer that stops reading without cancelling the
