@@ -77,7 +77,7 @@ func TestMapCancelAtEveryStage(t *testing.T) {
 func TestMapWithFallbackThatPanicsKeepsTheCause(t *testing.T) {
 	m := mustOp(t)(operators.Map(nil, failOn(1), operators.WithFallback(func(context.Context, int, error) (int, error) {
 		panic("fallback bug")
-	})))
+	}), operators.ContinueOnError()))
 	_, items := observe(m(rxgo.Just(1, 2)()))
 	require.Len(t, items, 2)
 	var fe *fallback.Error

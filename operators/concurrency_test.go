@@ -63,7 +63,7 @@ func TestMapConcurrentForwardsUpstreamErrorsInPlace(t *testing.T) {
 			time.Sleep(time.Duration(5-v) * time.Millisecond)
 			return 2 * v, nil
 		}
-		m := mustOp(t)(operators.Map(nil, fn, operators.Concurrency(3)))
+		m := mustOp(t)(operators.Map(nil, fn, operators.Concurrency(3), operators.ContinueOnError()))
 		got, _ := observe(m(newProbe(1, errBoom, 3, 4).Observable()))
 		assert.Equal(t, []string{"2", "E:boom", "6", "8"}, got)
 	})

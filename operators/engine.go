@@ -30,9 +30,13 @@ type emission[V, C any] struct {
 	fb     func(context.Context, V, error) (C, error)
 	expand func(r *Result[V, C], next chan<- rxgo.Item, done <-chan struct{}) bool
 	set    settings
+	stop   bool // end at the first error item
 }
 
-func newEmission[V, C any](op string, p *levee.Pipeline[C], fn func(context.Context, V) (C, error),
+// newEmission builds the operator op. stops tells whether it ends at its first error item
+// unless given ContinueOnError: the operators that emit a failed element as an error item do,
+// as rxgo's own operators under their default error strategy.
+func newEmission[V, C any](op string, stops bool, p *levee.Pipeline[C], fn func(context.Context, V) (C, error),
 	expand func(*Result[V, C], chan<- rxgo.Item, <-chan struct{}) bool, opts []Option) (*emission[V, C], error) {
 	set, err := collect(op, perEmission, opts)
 	if err != nil {
@@ -45,7 +49,8 @@ func newEmission[V, C any](op string, p *levee.Pipeline[C], fn func(context.Cont
 	if err != nil {
 		return nil, fmt.Errorf("operators: %w", err)
 	}
-	return &emission[V, C]{op: op, p: pipeline.Of[C](p), fn: fn, fb: fb, expand: expand, set: set}, nil
+	stop := set.em.StopOnError || stops && !set.em.ContinueOnError
+	return &emission[V, C]{op: op, p: pipeline.Of[C](p), fn: fn, fb: fb, expand: expand, set: set, stop: stop}, nil
 }
 
 func (e *emission[V, C]) operator() Operator {
@@ -152,7 +157,7 @@ func (s *subscription[V, C]) fallback(r *Result[V, C]) {
 // deliver emits what st expands to and reports whether the subscription goes on. A call
 // ended by the subscription's own cancellation is not a result: nobody waits for it.
 func (s *subscription[V, C]) deliver(st step[V, C]) bool {
-	stop := s.e.set.em.StopOnError
+	stop := s.e.stop
 	if st.upErr != nil {
 		return chans.Send(s.next, rxgo.Error(st.upErr), s.done) && !stop
 	}

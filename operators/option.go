@@ -126,12 +126,32 @@ func Unordered() Option {
 // element (once every fallback has had its say), whose error is then a *StoppedError naming
 // the element, or an error item of the upstream, forwarded unchanged. Calls still running
 // are cancelled and the upstream is cancelled and no longer read. "First" is in input order by
-// default and in completion order with Unordered. By default a failed element is one error
-// item among values and the subscription goes on, and so do upstream error items.
+// default and in completion order with Unordered.
+//
+// It is the default of Map, Filter and FlatMap, which emit a failed element as an error item:
+// an error item ends an Observable for ReactiveX and for rxgo's operators and terminal methods
+// under their default error strategy (rxgo.StopOnError), so an operator that went on past it
+// would make calls whose results nobody reads. MapResults, which emits a failed element as a
+// value, goes on by default and stops with this option. ContinueOnError asks for the
+// opposite.
 //
 // It applies to Map, MapResults, Filter and FlatMap.
 func StopOnError() Option {
 	return emissionOption("StopOnError", func(em *engine.Settings) error { em.StopOnError = true; return nil })
+}
+
+// ContinueOnError keeps the subscription going after an error item, as rxgo's
+// ContinueOnError error strategy: a failed element is one error item among values, and an
+// error item of the upstream is forwarded in its place. Only a consumer that reads every item
+// whatever it carries should ask for it (a range over Observe, rxgo's ForEach, an rxgo
+// operator given rxgo.WithErrorStrategy(rxgo.ContinueOnError)); rxgo's ToSlice, Reduce and
+// the like stop reading at the first error item, and levee's Collect, ForEach and First return
+// there. MapResults, whose failed elements are values, goes on by default. Given with
+// StopOnError, it is refused.
+//
+// It applies to Map, MapResults, Filter and FlatMap.
+func ContinueOnError() Option {
+	return emissionOption("ContinueOnError", func(em *engine.Settings) error { em.ContinueOnError = true; return nil })
 }
 
 // Buffer gives the operator's output channel a capacity of n items (default 0, unbuffered),
