@@ -73,3 +73,12 @@ func BenchmarkWindow(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkStreamBuffer: one element through stream.Map with its default output and with
+// output buffers of 0 to 64, beside a plain channel stage with a buffered output, all reading
+// a buffered input. Run it with -benchtime=1000000x.
+func BenchmarkStreamBuffer(b *testing.B) {
+	for _, c := range BufferCases(0, 8, 16, 32, 64, 128) {
+		b.Run("impl="+c.Impl, func(b *testing.B) { runStream(b, c) })
+	}
+}

@@ -85,3 +85,16 @@ func TestWindowCasesDeliverEveryElement(t *testing.T) {
 		})
 	}
 }
+
+// Every output-buffer case emits each element's doubled value, once and in order.
+func TestBufferCasesEmitTheSameValues(t *testing.T) {
+	cases := BufferCases(0, 64)
+	require.Equal(t, []string{"levee-default", "levee-buffer-0", "levee-buffer-64", "chan-buffer-64"}, streamImpls(cases))
+	const n = 2000
+	for _, c := range cases {
+		sum, count, err := c.Run(context.Background(), n)
+		require.NoError(t, err, c.Impl)
+		assert.Equal(t, n, count, c.Impl)
+		assert.Equal(t, n*(n-1), sum, c.Impl)
+	}
+}

@@ -47,7 +47,7 @@ func TestMapCancelAtEveryStage(t *testing.T) {
 							return 0, ctx.Err()
 						}
 						return v, nil
-					}, operators.Concurrency(n), operators.WithFallback(func(context.Context, int, error) (int, error) {
+					}, operators.Concurrency(n), operators.Buffer(0), operators.WithFallback(func(context.Context, int, error) (int, error) {
 						fallbacks.Add(1)
 						return 0, nil
 					})))

@@ -39,7 +39,8 @@ import (
 //
 // Guarantees: at most Concurrency calls run at once, in at most Concurrency + 2 goroutines
 // per subscription; items are read from the upstream only as results are emitted, so a slow
-// consumer slows the calls (nothing buffers more than Concurrency items plus Buffer).
+// consumer slows the calls (nothing buffers more than the Window, Concurrency by default, plus
+// the Buffer, DefaultBuffer by default).
 //
 // Map returns an error, and builds nothing, when an option is invalid or does not apply, or
 // when fn is nil (levee.ErrNilCall). Applied to a nil Observable, the Operator's

@@ -30,7 +30,6 @@ const (
 
 type settings struct {
 	em      engine.Settings // the per-emission options, shared with the stream package
-	buffer  int
 	bounds  TimeBound
 	permits int   // 0: one
 	err     error // the first invalid option
@@ -75,8 +74,8 @@ func collect(op string, sc scope, opts []Option) (settings, error) {
 
 // rxOptions returns the rxgo options of the operator's own output channel.
 func (s *settings) rxOptions() []rxgo.Option {
-	if s.buffer > 0 {
-		return []rxgo.Option{rxgo.WithBufferedChannel(s.buffer)}
+	if s.em.Buffer > 0 {
+		return []rxgo.Option{rxgo.WithBufferedChannel(s.em.Buffer)}
 	}
 	return nil
 }
@@ -84,10 +83,15 @@ func (s *settings) rxOptions() []rxgo.Option {
 // Limits of the options that size what a subscription allocates up front, so that a
 // mistyped value is refused rather than exhausting memory. They are the stream package's.
 const (
-	MaxConcurrency = engine.MaxConcurrency // Concurrency: workers
-	MaxWindow      = engine.MaxWindow      // Window: reorder slots
-	MaxBuffer      = engine.MaxBuffer      // Buffer: capacity of the output channel
+	MaxConcurrency = engine.MaxConcurrency // 1 << 16; Concurrency: workers
+	MaxWindow      = engine.MaxWindow      // 1 << 16; Window: reorder slots
+	MaxBuffer      = engine.MaxBuffer      // 1 << 20; Buffer: capacity of the output channel
 )
+
+// DefaultBuffer is the capacity of a per-emission operator's output channel when no Buffer is
+// given, the stream package's: an operator that may run 64 items ahead of its consumer
+// handles many items per goroutine switch instead of one.
+const DefaultBuffer = engine.DefaultBuffer // 64
 
 // Concurrency lets up to n guarded calls run at the same time (default 1), each in one of n
 // worker goroutines of the subscription. Items still come out in input order unless
@@ -154,19 +158,16 @@ func ContinueOnError() Option {
 	return emissionOption("ContinueOnError", func(em *engine.Settings) error { em.ContinueOnError = true; return nil })
 }
 
-// Buffer gives the operator's output channel a capacity of n items (default 0, unbuffered),
-// so that it runs up to n items ahead of a slow consumer. (An
+// Buffer gives the operator's output channel a capacity of n items (default DefaultBuffer,
+// 64), so that it runs up to n items ahead of a slow consumer; Buffer(0) makes it unbuffered,
+// each item handed over to the consumer. (An
 // rxgo.WithBufferedChannel given to Observe does the same for the outermost operator of a
 // chain, whichever it is.) n must be in [0, MaxBuffer].
 //
 // It applies to Map, MapResults, Filter and FlatMap.
 func Buffer(n int) Option {
 	return Option{name: "Buffer", scope: perEmission, apply: func(s *settings) {
-		if err := engine.CheckBuffer(n); err != nil {
-			s.check(err)
-			return
-		}
-		s.buffer = n
+		s.check(s.em.SetBuffer(n))
 	}}
 }
 

@@ -56,7 +56,7 @@ func newStage[V, C, O any](op string, in <-chan V, p *levee.Pipeline[C], fn func
 	}
 	s := &stage[V, C, O]{
 		in:          in,
-		out:         make(chan Result[V, O], set.buffer),
+		out:         make(chan Result[V, O], set.em.Buffer),
 		p:           pipeline.Of[C](p),
 		fn:          fn,
 		fb:          fb,

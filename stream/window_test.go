@@ -74,3 +74,45 @@ func TestMapWindowBoundsTheElementsStartedPastASlowOne(t *testing.T) {
 		})
 	}
 }
+
+// The output buffer is the operator's only run-ahead past the window: by default 64 results,
+// with Buffer(n) n. A consumer that reads nothing lets window + buffer calls be made.
+func TestMapBufferIsTheRunAheadPastTheWindow(t *testing.T) {
+	for _, tc := range []struct {
+		opts      []stream.Option
+		wantCap   int
+		wantCalls int
+	}{
+		{nil, stream.DefaultBuffer, 2 + 64}, // the default, 64
+		{[]stream.Option{stream.Buffer(0)}, 0, 2},
+		{[]stream.Option{stream.Buffer(5), stream.Window(8)}, 5, 8 + 5},
+	} {
+		t.Run(fmt.Sprintf("buffer %d", tc.wantCap), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				in := make(chan int, 200)
+				for i := range 200 {
+					in <- i
+				}
+				close(in)
+				var mu sync.Mutex
+				calls := 0
+				fn := func(_ context.Context, v int) (int, error) {
+					mu.Lock()
+					calls++
+					mu.Unlock()
+					return v, nil
+				}
+				ctx, cancel := context.WithCancel(t.Context())
+				defer cancel()
+				out, err := stream.Map(ctx, in, nil, fn, append([]stream.Option{stream.Concurrency(2)}, tc.opts...)...)
+				require.NoError(t, err)
+				synctest.Wait()
+				assert.Equal(t, tc.wantCap, cap(out))
+				assert.Equal(t, tc.wantCap, len(out))
+				mu.Lock()
+				assert.Equal(t, tc.wantCalls, calls)
+				mu.Unlock()
+			})
+		})
+	}
+}

@@ -14,11 +14,19 @@ const (
 	MaxBuffer      = 1 << 20 // Buffer: capacity of the output channel
 )
 
+// DefaultBuffer is the capacity of a per-emission operator's output channel when no Buffer
+// option is given. An unbuffered output costs two goroutine switches per element, which on a
+// cheap call are most of the stage's cost; with room for 64 results the stage and its consumer
+// each run for many elements at a time. 64 results are a small memory bound, and backpressure
+// still reaches the calls once they are out.
+const DefaultBuffer = 64
+
 // Settings is what the per-emission options of one operator amount to. Its zero value is
 // not the default: start from Defaults.
 type Settings struct {
 	Concurrency     int
 	Window          int // 0: Concurrency
+	Buffer          int // capacity of the output channel
 	Unordered       bool
 	StopOnError     bool
 	ContinueOnError bool
@@ -26,7 +34,7 @@ type Settings struct {
 }
 
 // Defaults returns the settings of an operator given no option.
-func Defaults() Settings { return Settings{Concurrency: 1} }
+func Defaults() Settings { return Settings{Concurrency: 1, Buffer: DefaultBuffer} }
 
 // The setters below check one option's value and record it. Their errors name the option and
 // the allowed range; the caller prefixes them with its package's name.
@@ -49,11 +57,12 @@ func (s *Settings) SetWindow(n int) error {
 	return nil
 }
 
-// CheckBuffer checks Buffer(n).
-func CheckBuffer(n int) error {
+// SetBuffer records Buffer(n).
+func (s *Settings) SetBuffer(n int) error {
 	if n < 0 || n > MaxBuffer {
 		return fmt.Errorf("Buffer must be in [0, %d], got %d", MaxBuffer, n)
 	}
+	s.Buffer = n
 	return nil
 }
 
