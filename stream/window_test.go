@@ -6,6 +6,7 @@ import (
 	"sync"
 	"testing"
 	"testing/synctest"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -112,6 +113,48 @@ func TestMapBufferIsTheRunAheadPastTheWindow(t *testing.T) {
 				mu.Lock()
 				assert.Equal(t, tc.wantCalls, calls)
 				mu.Unlock()
+			})
+		})
+	}
+}
+
+// On the fake clock: 400 calls of 1 ms, every 40th taking 8 ms, 8 at a time. A window of 8
+// stalls every worker behind each slow call; a window of 64 keeps them busy, and takes the
+// time unordered output takes.
+func TestMapWindowKeepsTheWorkersBusyPastSlowCalls(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		opts []stream.Option
+		want time.Duration
+	}{
+		{"window 8", nil, 120 * time.Millisecond},                                // 10 groups of 40: 8 ms behind the slow call, 4 ms for the rest
+		{"window 64", []stream.Option{stream.Window(64)}, 60 * time.Millisecond}, // 470 ms of calls over 8 workers: 58.75 ms, whole ms
+		{"unordered", []stream.Option{stream.Unordered()}, 60 * time.Millisecond},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				in := make(chan int, 400)
+				for i := range 400 {
+					in <- i
+				}
+				close(in)
+				fn := func(_ context.Context, v int) (int, error) {
+					d := time.Millisecond
+					if v%40 == 0 {
+						d = 8 * time.Millisecond
+					}
+					time.Sleep(d)
+					return v, nil
+				}
+				start := time.Now()
+				out, err := stream.Map(t.Context(), in, nil, fn, append([]stream.Option{stream.Concurrency(8)}, tc.opts...)...)
+				require.NoError(t, err)
+				count := 0
+				for range out {
+					count++
+				}
+				assert.Equal(t, 400, count)
+				assert.Equal(t, tc.want, time.Since(start))
 			})
 		})
 	}
