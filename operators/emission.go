@@ -53,7 +53,7 @@ func Map[V, R any](p *levee.Pipeline[R], fn func(context.Context, V) (R, error),
 	return e.operator(), nil
 }
 
-func emitValue[V, R any](r *Result[V, R], next chan<- rxgo.Item, done <-chan struct{}) bool {
+func emitValue[V, R any](r Result[V, R], next chan<- rxgo.Item, done <-chan struct{}) bool {
 	if r.Err != nil {
 		return chans.Send(next, rxgo.Error(r.Err), done)
 	}
@@ -74,8 +74,8 @@ func MapResults[V, R any](p *levee.Pipeline[R], fn func(context.Context, V) (R, 
 	return e.operator(), nil
 }
 
-func emitResult[V, R any](r *Result[V, R], next chan<- rxgo.Item, done <-chan struct{}) bool {
-	return chans.Send(next, rxgo.Of(*r), done)
+func emitResult[V, R any](r Result[V, R], next chan<- rxgo.Item, done <-chan struct{}) bool {
+	return chans.Send(next, rxgo.Of(r), done)
 }
 
 // Filter returns an Operator that calls keep(ctx, v) through the pipeline p for each value
@@ -92,7 +92,7 @@ func Filter[V any](p *levee.Pipeline[bool], keep func(context.Context, V) (bool,
 	return e.operator(), nil
 }
 
-func emitKept[V any](r *Result[V, bool], next chan<- rxgo.Item, done <-chan struct{}) bool {
+func emitKept[V any](r Result[V, bool], next chan<- rxgo.Item, done <-chan struct{}) bool {
 	switch {
 	case r.Err != nil:
 		return chans.Send(next, rxgo.Error(r.Err), done)
@@ -118,7 +118,7 @@ func FlatMap[V, R any](p *levee.Pipeline[[]R], fn func(context.Context, V) ([]R,
 	return e.operator(), nil
 }
 
-func emitEach[V, R any](r *Result[V, []R], next chan<- rxgo.Item, done <-chan struct{}) bool {
+func emitEach[V, R any](r Result[V, []R], next chan<- rxgo.Item, done <-chan struct{}) bool {
 	if r.Err != nil {
 		return chans.Send(next, rxgo.Error(r.Err), done)
 	}

@@ -28,7 +28,7 @@ type emission[V, C any] struct {
 	p      *pipeline.Chain[C] // the *levee.Pipeline[C]'s, looked up once
 	fn     func(context.Context, V) (C, error)
 	fb     func(context.Context, V, error) (C, error)
-	expand func(r *Result[V, C], next chan<- rxgo.Item, done <-chan struct{}) bool
+	expand func(r Result[V, C], next chan<- rxgo.Item, done <-chan struct{}) bool
 	set    settings
 	stop   bool // end at the first error item
 }
@@ -37,7 +37,7 @@ type emission[V, C any] struct {
 // unless given ContinueOnError: the operators that emit a failed element as an error item do,
 // as rxgo's own operators under their default error strategy.
 func newEmission[V, C any](op string, stops bool, p *levee.Pipeline[C], fn func(context.Context, V) (C, error),
-	expand func(*Result[V, C], chan<- rxgo.Item, <-chan struct{}) bool, opts []Option) (*emission[V, C], error) {
+	expand func(Result[V, C], chan<- rxgo.Item, <-chan struct{}) bool, opts []Option) (*emission[V, C], error) {
 	set, err := collect(op, perEmission, opts)
 	if err != nil {
 		return nil, err
@@ -161,7 +161,7 @@ func (s *subscription[V, C]) deliver(st step[V, C]) bool {
 	if st.upErr != nil {
 		return chans.Send(s.next, rxgo.Error(st.upErr), s.done) && !stop
 	}
-	r := &st.r
+	r := st.r
 	if r.Err != nil {
 		if safe.CallerCancelled(s.ctx, r.Err) {
 			return false
