@@ -86,8 +86,8 @@
 //     and ToChan return ctx.Err(); the per-subscription operators tell a cancelled
 //     subscription from a completed one and record neither as a success by mistake.
 //   - rxgo's WithPool loses the order and keeps going after an error; Serialize deadlocks.
-//     Concurrency here keeps the input order unless Unordered is asked for, and StopOnError
-//     stops promptly.
+//     Concurrency here keeps the input order unless Unordered is asked for, and the first
+//     error item ends the subscription promptly unless ContinueOnError is asked for.
 //   - A panic in a function given to rxgo kills the process. Guarded functions, Sources and
 //     fallbacks here run under recover: a panic becomes a *levee.PanicError error item.
 //   - rxgo's OnErrorResumeNext resubscribes to a failing fallback for ever; Fallback here
