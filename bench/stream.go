@@ -58,10 +58,15 @@ func produce(ctx context.Context, n, buffer int) <-chan int {
 }
 
 func leveeStream(p *levee.Pipeline[int], buffer int) func(context.Context, int) (int, int, error) {
+	return leveeMap(p, buffer, stream.Buffer(buffer))
+}
+
+// leveeMap runs stream.Map over p with opts, reading an input of capacity input.
+func leveeMap(p *levee.Pipeline[int], input int, opts ...stream.Option) func(context.Context, int) (int, int, error) {
 	return func(ctx context.Context, n int) (sum, count int, err error) {
 		ctx, cancel := context.WithCancel(ctx)
 		defer cancel() // on an early return, ends the operator and the producer
-		out, err := stream.Map(ctx, produce(ctx, n, buffer), p, double, stream.Buffer(buffer))
+		out, err := stream.Map(ctx, produce(ctx, n, input), p, double, opts...)
 		if err != nil {
 			return 0, 0, err
 		}

@@ -54,3 +54,31 @@ func BenchmarkOperatorsMap(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkWindow: WindowElements calls of WindowCall, WindowConcurrency at a time, per op,
+// in order with a reorder window of 8 and of 64, unordered, and through a plain worker pool.
+// The calls sleep for real: run it with -benchtime=1x and a -count.
+func BenchmarkWindow(b *testing.B) {
+	for _, c := range WindowCases() {
+		b.Run("impl="+c.Impl, func(b *testing.B) {
+			for range b.N {
+				count, err := c.Run(context.Background(), WindowElements, WindowCall)
+				if err != nil {
+					b.Fatalf("%s: %v", c.Impl, err)
+				}
+				if count != WindowElements {
+					b.Fatalf("%s: %d results, want %d", c.Impl, count, WindowElements)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkStreamBuffer: one element through stream.Map with its default output and with
+// output buffers of 0 to 64, beside a plain channel stage with a buffered output, all reading
+// a buffered input. Run it with -benchtime=1000000x.
+func BenchmarkStreamBuffer(b *testing.B) {
+	for _, c := range BufferCases(0, 8, 16, 32, 64, 128) {
+		b.Run("impl="+c.Impl, func(b *testing.B) { runStream(b, c) })
+	}
+}

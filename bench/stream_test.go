@@ -3,6 +3,8 @@ package bench
 import (
 	"context"
 	"testing"
+	"testing/synctest"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -61,4 +63,38 @@ func streamImpls(cases []StreamCase) []string {
 		names[i] = c.Impl
 	}
 	return names
+}
+
+// Every window case delivers each element once, the ordered ones in order (checked by Run),
+// on the fake clock.
+func TestWindowCasesDeliverEveryElement(t *testing.T) {
+	cases := WindowCases()
+	impls := []string{}
+	for _, c := range cases {
+		impls = append(impls, c.Impl)
+	}
+	require.Equal(t, []string{"ordered-window-8", "ordered-window-64", "unordered", "pool"}, impls)
+	for _, c := range cases {
+		synctest.Test(t, func(t *testing.T) {
+			start := time.Now()
+			count, err := c.Run(t.Context(), 800, WindowCall)
+			require.NoError(t, err, c.Impl)
+			assert.Equal(t, 800, count, c.Impl)
+			// 800 calls of 1 ms, 8 at a time, all as long: 100 ms on the fake clock, whatever the window.
+			assert.Equal(t, 100*time.Millisecond, time.Since(start), c.Impl)
+		})
+	}
+}
+
+// Every output-buffer case emits each element's doubled value, once and in order.
+func TestBufferCasesEmitTheSameValues(t *testing.T) {
+	cases := BufferCases(0, 64)
+	require.Equal(t, []string{"levee-default", "levee-buffer-0", "levee-buffer-64", "chan-buffer-64"}, streamImpls(cases))
+	const n = 2000
+	for _, c := range cases {
+		sum, count, err := c.Run(context.Background(), n)
+		require.NoError(t, err, c.Impl)
+		assert.Equal(t, n, count, c.Impl)
+		assert.Equal(t, n*(n-1), sum, c.Impl)
+	}
 }

@@ -47,7 +47,7 @@ func TestMapCancelAtEveryStage(t *testing.T) {
 							return 0, ctx.Err()
 						}
 						return v, nil
-					}, operators.Concurrency(n), operators.WithFallback(func(context.Context, int, error) (int, error) {
+					}, operators.Concurrency(n), operators.Buffer(0), operators.WithFallback(func(context.Context, int, error) (int, error) {
 						fallbacks.Add(1)
 						return 0, nil
 					})))
@@ -77,7 +77,7 @@ func TestMapCancelAtEveryStage(t *testing.T) {
 func TestMapWithFallbackThatPanicsKeepsTheCause(t *testing.T) {
 	m := mustOp(t)(operators.Map(nil, failOn(1), operators.WithFallback(func(context.Context, int, error) (int, error) {
 		panic("fallback bug")
-	})))
+	}), operators.ContinueOnError()))
 	_, items := observe(m(rxgo.Just(1, 2)()))
 	require.Len(t, items, 2)
 	var fe *fallback.Error

@@ -63,7 +63,7 @@ func TestMapConcurrentForwardsUpstreamErrorsInPlace(t *testing.T) {
 			time.Sleep(time.Duration(5-v) * time.Millisecond)
 			return 2 * v, nil
 		}
-		m := mustOp(t)(operators.Map(nil, fn, operators.Concurrency(3)))
+		m := mustOp(t)(operators.Map(nil, fn, operators.Concurrency(3), operators.ContinueOnError()))
 		got, _ := observe(m(newProbe(1, errBoom, 3, 4).Observable()))
 		assert.Equal(t, []string{"2", "E:boom", "6", "8"}, got)
 	})
@@ -88,21 +88,31 @@ func TestMapConcurrentStopOnErrorStopsInInputOrder(t *testing.T) {
 }
 
 func TestMapSlowConsumerSlowsTheCalls(t *testing.T) {
-	for _, n := range []int{1, 3} {
-		t.Run(fmt.Sprint("concurrency ", n), func(t *testing.T) {
+	for _, tc := range []struct {
+		n    int
+		opts []operators.Option
+		want int32 // calls made while nothing is read: the reorder window, plus the buffer
+	}{
+		{1, []operators.Option{operators.Buffer(0)}, 1},
+		{3, []operators.Option{operators.Buffer(0)}, 3},
+		{1, nil, 1 + 64},
+		{3, nil, 3 + 64},
+		{3, []operators.Option{operators.Buffer(10), operators.Window(8)}, 8 + 10},
+	} {
+		t.Run(fmt.Sprint("concurrency ", tc.n, ", ", tc.want, " calls"), func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				var calls atomic.Int32
 				m := mustOp(t)(operators.Map(nil, func(_ context.Context, v int) (int, error) {
 					calls.Add(1)
 					return v, nil
-				}, operators.Concurrency(n)))
+				}, append([]operators.Option{operators.Concurrency(tc.n)}, tc.opts...)...))
 				ctx, cancel := context.WithCancel(context.Background())
-				ch := m(rxgo.Just(ints(20)...)()).Observe(rxgo.WithContext(ctx))
+				ch := m(rxgo.Just(ints(200)...)()).Observe(rxgo.WithContext(ctx))
 				synctest.Wait()
-				assert.Equal(t, int32(n), calls.Load(), "nothing read: only the reorder window is called")
+				assert.Equal(t, tc.want, calls.Load(), "nothing read: the reorder window and the buffer are called")
 				<-ch
 				synctest.Wait()
-				assert.Equal(t, int32(n+1), calls.Load())
+				assert.Equal(t, tc.want+1, calls.Load())
 				cancel()
 				for range ch {
 				}

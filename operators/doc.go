@@ -11,16 +11,36 @@
 //
 // Map, MapResults, Filter and FlatMap return an Operator that makes one guarded call per value
 // item, through a *levee.Pipeline (any composition of the patterns and a fallback), and emits
-// the value or an error item in input order, so one bad element is one error item, not a dead
-// stream:
+// the values in input order:
 //
 //	price, err := operators.Map(pricing, quote, operators.Concurrency(4))
 //	...
 //	for it := range price(orders).Observe(rxgo.WithContext(ctx)) { ... }
 //
-// Concurrency, Unordered, StopOnError, Buffer and WithFallback mean what they mean in the
-// stream package; each call goes through the pipeline without a closure per item. Error
-// items of the upstream are forwarded in their place and are no call's failure.
+// An element that fails once every fallback has had its say is, for Map, Filter and FlatMap,
+// an error item that ends the subscription (a *StoppedError naming the element), because an
+// error item ends an Observable for ReactiveX and for rxgo's operators under their default
+// error strategy; MapResults emits it as a value and goes on. ContinueOnError makes a failed
+// element one error item among values instead. Concurrency, Window, Unordered, StopOnError,
+// Buffer and WithFallback mean what they mean in the stream package; each call goes through
+// the pipeline without a closure per item. Error items of the upstream are forwarded in their
+// place and are no call's failure.
+//
+// # rxgo operators after levee's
+//
+// A per-emission operator's output follows the Rx grammar by default: values, then completion
+// or a single error item. rxgo operators and terminal methods that read until the end or the
+// first error item are therefore safe after it with their defaults: ToSlice, Reduce, Count,
+// Last, Max, Min, the Sum and Average methods, Map, Filter, DoOnNext, DoOnError, ForEach,
+// BufferWithCount, a range over Observe, and levee's Collect, ForEach and First; so is
+// anything given rxgo.WithErrorStrategy(rxgo.ContinueOnError). Two kinds are not, unless the
+// subscription is observed with a context that is cancelled once they are done (levee's
+// operator then stops at once): rxgo operators that stop reading before the end without an
+// error item (Take, TakeWhile, TakeUntil, First, FirstOrDefault, ElementAt, Contains, All,
+// Find), and, after an operator given ContinueOnError, every rxgo operator under its default
+// error strategy, which stops reading at the first error item while levee's goes on. Either
+// leaves levee's operator blocked on its next send, holding its calls' permits, until that
+// context ends.
 //
 // # Per subscription
 //
@@ -67,8 +87,8 @@
 //     and ToChan return ctx.Err(); the per-subscription operators tell a cancelled
 //     subscription from a completed one and record neither as a success by mistake.
 //   - rxgo's WithPool loses the order and keeps going after an error; Serialize deadlocks.
-//     Concurrency here keeps the input order unless Unordered is asked for, and StopOnError
-//     stops promptly.
+//     Concurrency here keeps the input order unless Unordered is asked for, and the first
+//     error item ends the subscription promptly unless ContinueOnError is asked for.
 //   - A panic in a function given to rxgo kills the process. Guarded functions, Sources and
 //     fallbacks here run under recover: a panic becomes a *levee.PanicError error item.
 //   - rxgo's OnErrorResumeNext resubscribes to a failing fallback for ever; Fallback here

@@ -9,45 +9,51 @@ import (
 )
 
 // Map returns an Operator that calls fn(ctx, v) through the pipeline p for each value item v
-// of its upstream and emits the call's value, or an error item carrying its error, in input
-// order unless Unordered is given. It is stream.Map over an Observable, with rxgo's Item in
-// place of Result: use MapResults to see the element, its index and whether a fallback
-// answered.
+// of its upstream and emits the call's value, in input order unless Unordered is given. It is
+// stream.Map over an Observable, with rxgo's Item in place of Result: use MapResults to see
+// the element, its index and whether a fallback answered.
 //
 // Each call is one guarded call of p, as p.Execute would make it (a nil p guards nothing):
-// an element's retries, breaker decision, bulkhead permit and fallback are its own, so one
-// bad element is one error item, not a dead subscription, and the subscription goes on
-// (StopOnError ends it instead). A panic in fn is the element's *levee.PanicError, never a
-// crash. Error items of the upstream are forwarded unchanged in their place and are not
-// calls: no pattern sees them. An item whose value is not a V is a failed element with an
-// *ItemTypeError.
+// an element's retries, breaker decision, bulkhead permit and fallback are its own. An
+// element that fails once every fallback has had its say ends the subscription with an error
+// item, whose error is a *StoppedError naming the element and wrapping its error, as an
+// error ends an Observable for rxgo's own operators: rxgo's ToSlice, Reduce and the like, and
+// levee's Collect, stop there, and so does Map, making no call past it. To see every element,
+// give a fallback (WithFallback or the pipeline's), use MapResults, whose failed elements are
+// values, or ContinueOnError, which makes a failed element one error item among values. A
+// panic in fn is the element's *levee.PanicError, never a crash. Error items of the upstream
+// are forwarded unchanged in their place and are not calls: no pattern sees them; they too
+// end the subscription unless ContinueOnError is given. An item whose value is not a V is a
+// failed element with an *ItemTypeError.
 //
 // Each Observe is a subscription of its own: it observes the upstream under a context derived
 // from the one given to Observe (rxgo.WithContext), which it cancels when it stops (the
-// upstream completed, StopOnError, or the consumer's context ended), so the upstream's
+// upstream completed, an error item ended it, or the consumer's context ended), so the upstream's
 // goroutines end too, even those of rxgo operators that leak when they are left to stop on
 // their own. Calls get that context as well: calls still running when the consumer cancels
-// release their permits without being recorded as failures and emit nothing. The output is
+// release their permits without being recorded as failures and emit nothing: once that
+// context is done, nothing more is emitted, even to a consumer still reading. The output is
 // closed once every call has returned; only the part of a call that a TimeLimiter of p has
 // given up on may still be running, holding its bulkhead permit until it notices its context
 // is cancelled (see levee.DefaultPipeline).
 //
 // Guarantees: at most Concurrency calls run at once, in at most Concurrency + 2 goroutines
 // per subscription; items are read from the upstream only as results are emitted, so a slow
-// consumer slows the calls (nothing buffers more than Concurrency items plus Buffer).
+// consumer slows the calls (nothing buffers more than the Window, Concurrency by default, plus
+// the Buffer, DefaultBuffer by default).
 //
 // Map returns an error, and builds nothing, when an option is invalid or does not apply, or
 // when fn is nil (levee.ErrNilCall). Applied to a nil Observable, the Operator's
 // subscriptions fail with ErrNilObservable.
 func Map[V, R any](p *levee.Pipeline[R], fn func(context.Context, V) (R, error), opts ...Option) (Operator, error) {
-	e, err := newEmission("Map", p, fn, emitValue[V, R], opts)
+	e, err := newEmission("Map", true, p, fn, emitValue[V, R], opts)
 	if err != nil {
 		return nil, err
 	}
 	return e.operator(), nil
 }
 
-func emitValue[V, R any](r *Result[V, R], next chan<- rxgo.Item, done <-chan struct{}) bool {
+func emitValue[V, R any](r Result[V, R], next chan<- rxgo.Item, done <-chan struct{}) bool {
 	if r.Err != nil {
 		return chans.Send(next, rxgo.Error(r.Err), done)
 	}
@@ -57,34 +63,36 @@ func emitValue[V, R any](r *Result[V, R], next chan<- rxgo.Item, done <-chan str
 // MapResults is Map that emits, for each element, an item whose value is the
 // Result[V, R] of its call: the element (In) and its Index among the upstream's value items,
 // the value or the error, and whether a fallback (the pipeline's or WithFallback) answered.
-// A failed element is therefore a value item too; only the upstream's error items are
-// forwarded as error items. Options, guarantees and errors are Map's.
+// A failed element is therefore a value item too, and the subscription goes on after it
+// (StopOnError ends it there instead); the upstream's error items are forwarded as error
+// items, in their place. Options, guarantees and errors are Map's.
 func MapResults[V, R any](p *levee.Pipeline[R], fn func(context.Context, V) (R, error), opts ...Option) (Operator, error) {
-	e, err := newEmission("MapResults", p, fn, emitResult[V, R], opts)
+	e, err := newEmission("MapResults", false, p, fn, emitResult[V, R], opts)
 	if err != nil {
 		return nil, err
 	}
 	return e.operator(), nil
 }
 
-func emitResult[V, R any](r *Result[V, R], next chan<- rxgo.Item, done <-chan struct{}) bool {
-	return chans.Send(next, rxgo.Of(*r), done)
+func emitResult[V, R any](r Result[V, R], next chan<- rxgo.Item, done <-chan struct{}) bool {
+	return chans.Send(next, rxgo.Of(r), done)
 }
 
 // Filter returns an Operator that calls keep(ctx, v) through the pipeline p for each value
 // item v and emits v when keep reports true, nothing when it reports false, and an error item
-// when the call failed, so a failing predicate never drops an element silently. A fallback
+// when the call failed, so a failing predicate never drops an element silently; that error
+// item ends the subscription, as Map's, unless ContinueOnError is given. A fallback
 // (the pipeline's or WithFallback) answers with the decision to keep or drop. Options,
 // guarantees and errors are Map's.
 func Filter[V any](p *levee.Pipeline[bool], keep func(context.Context, V) (bool, error), opts ...Option) (Operator, error) {
-	e, err := newEmission("Filter", p, keep, emitKept[V], opts)
+	e, err := newEmission("Filter", true, p, keep, emitKept[V], opts)
 	if err != nil {
 		return nil, err
 	}
 	return e.operator(), nil
 }
 
-func emitKept[V any](r *Result[V, bool], next chan<- rxgo.Item, done <-chan struct{}) bool {
+func emitKept[V any](r Result[V, bool], next chan<- rxgo.Item, done <-chan struct{}) bool {
 	switch {
 	case r.Err != nil:
 		return chans.Send(next, rxgo.Error(r.Err), done)
@@ -97,19 +105,20 @@ func emitKept[V any](r *Result[V, bool], next chan<- rxgo.Item, done <-chan stru
 
 // FlatMap returns an Operator that calls fn(ctx, v) through the pipeline p for each value
 // item v; the call returns a slice, and FlatMap emits its values in order (none for an empty
-// slice), or one error item when the call failed. The guarded call is the one that produces
+// slice), or one error item when the call failed, which ends the subscription as Map's
+// unless ContinueOnError is given. The guarded call is the one that produces
 // the slice, so p and WithFallback deal in []R. Options, guarantees and errors are Map's; with
 // Concurrency n, the slices of up to n elements are held. Unlike rxgo's FlatMap, it reads the
 // context given to Observe, can be observed any number of times and keeps the order.
 func FlatMap[V, R any](p *levee.Pipeline[[]R], fn func(context.Context, V) ([]R, error), opts ...Option) (Operator, error) {
-	e, err := newEmission("FlatMap", p, fn, emitEach[V, R], opts)
+	e, err := newEmission("FlatMap", true, p, fn, emitEach[V, R], opts)
 	if err != nil {
 		return nil, err
 	}
 	return e.operator(), nil
 }
 
-func emitEach[V, R any](r *Result[V, []R], next chan<- rxgo.Item, done <-chan struct{}) bool {
+func emitEach[V, R any](r Result[V, []R], next chan<- rxgo.Item, done <-chan struct{}) bool {
 	if r.Err != nil {
 		return chans.Send(next, rxgo.Error(r.Err), done)
 	}

@@ -2,11 +2,12 @@ package operators
 
 import (
 	"context"
-	"sync"
+	"fmt"
 
 	"github.com/levee-go/levee"
 	"github.com/levee-go/levee/fallback"
 	"github.com/levee-go/levee/internal/chans"
+	"github.com/levee-go/levee/internal/engine"
 	"github.com/levee-go/levee/internal/pipeline"
 	"github.com/levee-go/levee/internal/safe"
 	"github.com/reactivex/rxgo/v2"
@@ -18,23 +19,25 @@ import (
 // of the upstream take their place in the order and are forwarded unchanged; nothing is
 // called for them.
 //
-// It is the stream package's stage over rxgo items: with a concurrency of 1 the
-// subscription's own goroutine (rxgo.Defer's) does everything; with n > 1 there are n + 1
-// more, a dispatcher that numbers the items and hands them out and n workers that make the
-// calls, while the subscription's goroutine emits the results (in input order unless
-// unordered). A token channel of capacity n bounds the items taken from the upstream but not
-// yet emitted to n.
+// The ordering, the concurrency and the bounds are engine.Stage's, shared with the stream
+// package: with a concurrency of 1 the subscription's own goroutine (rxgo.Defer's) does
+// everything; with n > 1 there are n + 1 more, a dispatcher and n workers, while the
+// subscription's goroutine emits the results.
 type emission[V, C any] struct {
 	op     string
 	p      *pipeline.Chain[C] // the *levee.Pipeline[C]'s, looked up once
 	fn     func(context.Context, V) (C, error)
 	fb     func(context.Context, V, error) (C, error)
-	expand func(r *Result[V, C], next chan<- rxgo.Item, done <-chan struct{}) bool
+	expand func(r Result[V, C], next chan<- rxgo.Item, done <-chan struct{}) bool
 	set    settings
+	stop   bool // end at the first error item
 }
 
-func newEmission[V, C any](op string, p *levee.Pipeline[C], fn func(context.Context, V) (C, error),
-	expand func(*Result[V, C], chan<- rxgo.Item, <-chan struct{}) bool, opts []Option) (*emission[V, C], error) {
+// newEmission builds the operator op. stops tells whether it ends at its first error item
+// unless given ContinueOnError: the operators that emit a failed element as an error item do,
+// as rxgo's own operators under their default error strategy.
+func newEmission[V, C any](op string, stops bool, p *levee.Pipeline[C], fn func(context.Context, V) (C, error),
+	expand func(Result[V, C], chan<- rxgo.Item, <-chan struct{}) bool, opts []Option) (*emission[V, C], error) {
 	set, err := collect(op, perEmission, opts)
 	if err != nil {
 		return nil, err
@@ -42,11 +45,12 @@ func newEmission[V, C any](op string, p *levee.Pipeline[C], fn func(context.Cont
 	if fn == nil {
 		return nil, levee.ErrNilCall
 	}
-	fb, err := elementFallback[V, C](op, &set)
+	fb, err := engine.Fallback[V, C](op, &set.em)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("operators: %w", err)
 	}
-	return &emission[V, C]{op: op, p: pipeline.Of[C](p), fn: fn, fb: fb, expand: expand, set: set}, nil
+	stop := set.em.StopOnError || stops && !set.em.ContinueOnError
+	return &emission[V, C]{op: op, p: pipeline.Of[C](p), fn: fn, fb: fb, expand: expand, set: set, stop: stop}, nil
 }
 
 func (e *emission[V, C]) operator() Operator {
@@ -59,9 +63,14 @@ func (e *emission[V, C]) operator() Operator {
 	}
 }
 
+// numbered is an upstream item with its index among the upstream's value items.
+type numbered struct {
+	index int
+	item  rxgo.Item
+}
+
 // step is one upstream item on its way out: an element's Result, or an upstream error.
 type step[V, C any] struct {
-	seq   int // position among all the upstream's items, for the reorder window
 	r     Result[V, C]
 	upErr error
 }
@@ -73,34 +82,51 @@ type subscription[V, C any] struct {
 	cancel context.CancelFunc
 	done   <-chan struct{}
 	u      *upstream
+	index  int // of the next value item
 	next   chan<- rxgo.Item
-	wg     sync.WaitGroup // the dispatcher and the workers
 }
 
 func (e *emission[V, C]) run(ctx context.Context, up rxgo.Observable, seen *observed, next chan<- rxgo.Item) {
 	s := &subscription[V, C]{e: e, next: next}
 	s.ctx, s.cancel = context.WithCancel(ctx)
 	s.done = s.ctx.Done()
-	defer s.finish()
 	u, err := open(s.ctx, up, seen)
 	if err != nil {
-		chans.Send(next, rxgo.Error(err), s.done)
+		s.cancel()
+		chans.Send(next, rxgo.Error(err), ctx.Done())
 		return
 	}
 	s.u = u
-	if e.set.concurrency == 1 {
-		s.serial()
-	} else {
-		s.concurrent()
+	// Once Run returns, the upstream and every call still running are cancelled and the
+	// goroutines it started have returned; rxgo.Defer then closes the output, so by then
+	// every call has returned and released its permits.
+	st := engine.Stage[numbered, step[V, C]]{
+		Concurrency: e.set.em.Concurrency,
+		Window:      e.set.em.Window,
+		Ordered:     !e.set.em.Unordered,
+		Receive:     s.receive,
+		Call:        s.call,
+		Deliver:     s.deliver,
 	}
+	st.Run(s.done, s.cancel)
 }
 
-// finish cancels the upstream and every call still running and waits for the goroutines the
-// subscription started; rxgo.Defer closes the output once it returns, so by then every call
-// has returned and released its permits.
-func (s *subscription[V, C]) finish() {
-	s.cancel()
-	s.wg.Wait()
+// receive takes the next upstream item and numbers it.
+func (s *subscription[V, C]) receive(done <-chan struct{}) (numbered, bool) {
+	it, ok := s.u.receive(done)
+	n := numbered{index: s.index, item: it}
+	if ok && it.E == nil {
+		s.index++
+	}
+	return n, ok
+}
+
+// call makes the guarded call for a value item, or passes an upstream error on.
+func (s *subscription[V, C]) call(_ int, n numbered) step[V, C] {
+	if n.item.E != nil {
+		return step[V, C]{upErr: n.item.E}
+	}
+	return step[V, C]{r: s.element(n.index, n.item.V)}
 }
 
 // element makes the guarded call for the value item x, the index-th element.
@@ -130,141 +156,21 @@ func (s *subscription[V, C]) fallback(r *Result[V, C]) {
 
 // deliver emits what st expands to and reports whether the subscription goes on. A call
 // ended by the subscription's own cancellation is not a result: nobody waits for it.
-func (s *subscription[V, C]) deliver(st *step[V, C]) bool {
+func (s *subscription[V, C]) deliver(st step[V, C]) bool {
+	stop := s.e.stop
 	if st.upErr != nil {
-		return chans.Send(s.next, rxgo.Error(st.upErr), s.done) && !s.e.set.stopOnError
+		return chans.Send(s.next, rxgo.Error(st.upErr), s.done) && !stop
 	}
-	r := &st.r
+	r := st.r
 	if r.Err != nil {
 		if safe.CallerCancelled(s.ctx, r.Err) {
 			return false
 		}
-		if s.e.set.stopOnError {
+		if stop {
 			r.Err = &StoppedError[V]{Index: r.Index, In: r.In, Err: r.Err}
 			s.e.expand(r, s.next, s.done)
 			return false
 		}
 	}
 	return s.e.expand(r, s.next, s.done)
-}
-
-func (s *subscription[V, C]) serial() {
-	var st step[V, C]
-	for index := 0; ; {
-		it, ok := s.u.receive(s.done)
-		if !ok || chans.Closed(s.done) {
-			return
-		}
-		if it.E != nil {
-			st = step[V, C]{upErr: it.E}
-		} else {
-			st = step[V, C]{r: s.element(index, it.V)}
-			index++
-		}
-		if !s.deliver(&st) {
-			return
-		}
-	}
-}
-
-type job struct {
-	seq, index int
-	item       rxgo.Item
-}
-
-func (s *subscription[V, C]) concurrent() {
-	n := s.e.set.concurrency
-	tokens := make(chan struct{}, n)
-	jobs := make(chan job)
-	total := make(chan int, 1) // the number of upstream items, once it completed
-	// Ordered steps go to slot seq%n: the tokens guarantee that the step of item seq-n has
-	// been taken from it before item seq is handed out, so a slot never holds two and a
-	// worker never blocks on it. Unordered ones share one channel of the same capacity.
-	var slots []chan step[V, C]
-	var results chan step[V, C]
-	if s.e.set.unordered {
-		results = make(chan step[V, C], n)
-	} else {
-		slots = make([]chan step[V, C], n)
-		for i := range slots {
-			slots[i] = make(chan step[V, C], 1)
-		}
-	}
-
-	s.wg.Add(1 + n)
-	go s.dispatch(tokens, jobs, total)
-	for range n {
-		go s.work(jobs, slots, results)
-	}
-
-	totalc, count := total, -1
-	for next := 0; count < 0 || next < count; {
-		from := results
-		if slots != nil {
-			from = slots[next%n]
-		}
-		var st step[V, C]
-		select {
-		case st = <-from:
-		case count = <-totalc:
-			totalc = nil
-			continue
-		case <-s.done:
-			return
-		}
-		next++
-		if !s.deliver(&st) {
-			return
-		}
-		<-tokens
-	}
-}
-
-func (s *subscription[V, C]) dispatch(tokens chan<- struct{}, jobs chan<- job, total chan<- int) {
-	defer s.wg.Done()
-	index := 0
-	for seq := 0; ; seq++ {
-		select {
-		case tokens <- struct{}{}:
-		case <-s.done:
-			return
-		}
-		it, ok := s.u.receive(s.done)
-		if !ok {
-			total <- seq
-			return
-		}
-		j := job{seq: seq, index: index, item: it}
-		if it.E == nil {
-			index++
-		}
-		select {
-		case jobs <- j:
-		case <-s.done:
-			return
-		}
-	}
-}
-
-func (s *subscription[V, C]) work(jobs <-chan job, slots []chan step[V, C], results chan<- step[V, C]) {
-	defer s.wg.Done()
-	for {
-		var j job
-		select {
-		case j = <-jobs:
-		case <-s.done:
-			return
-		}
-		st := step[V, C]{seq: j.seq}
-		if j.item.E != nil {
-			st.upErr = j.item.E
-		} else {
-			st.r = s.element(j.index, j.item.V)
-		}
-		if slots != nil {
-			slots[j.seq%len(slots)] <- st
-		} else {
-			results <- st
-		}
-	}
 }

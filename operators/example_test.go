@@ -60,7 +60,7 @@ func ExampleMap() {
 	got, err := operators.Collect[int](context.Background(), double(rxgo.Just(1, 2, 3, 4)()))
 	fmt.Println(got, err)
 	// Output:
-	// [2 4] cannot double 3
+	// [2 4] stream: stopped at element 2 (3): cannot double 3
 }
 
 // Retry builds a fresh stream for each attempt: the feed fails twice, then works. The items

@@ -21,9 +21,13 @@ func even(_ context.Context, v int) (bool, error) {
 }
 
 func TestFilterEmitsKeptElementsAndFailedOnes(t *testing.T) {
-	f := mustOp(t)(operators.Filter(nil, even))
+	f := mustOp(t)(operators.Filter(nil, even, operators.ContinueOnError()))
 	got, _ := observe(f(rxgo.Just(ints(6)...)()))
 	assert.Equal(t, []string{"2", "4", "E:cannot tell 5", "6"}, got, "a failing predicate never drops an element silently")
+
+	f = mustOp(t)(operators.Filter(nil, even))
+	got, _ = observe(f(rxgo.Just(ints(6)...)()))
+	assert.Equal(t, []string{"2", "4", "E:stream: stopped at element 4 (5): cannot tell 5"}, got, "by default, the error item ends the subscription")
 }
 
 func TestFilterFallbackDecides(t *testing.T) {
@@ -63,7 +67,7 @@ func TestFlatMapEmitsEachValueOfEachCallInOrder(t *testing.T) {
 	for _, n := range []int{1, 3} {
 		f := mustOp(t)(operators.FlatMap(nil, fn, operators.Concurrency(n)))
 		got, _ := observe(f(rxgo.Just(1, 2, 3, 4)()))
-		assert.Equal(t, []string{"1.0", "3.0", "3.1", "3.2", "E:no parts for 4"}, got)
+		assert.Equal(t, []string{"1.0", "3.0", "3.1", "3.2", "E:stream: stopped at element 3 (4): no parts for 4"}, got)
 	}
 }
 

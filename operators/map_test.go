@@ -26,28 +26,30 @@ func TestMapEmitsEachValueInOrder(t *testing.T) {
 	assert.Equal(t, []string{"2", "4", "6", "8", "10"}, got)
 }
 
-func TestMapFailedElementIsOneErrorItemAndTheStreamGoesOn(t *testing.T) {
-	m := mustOp(t)(operators.Map(nil, failOn(3)))
+func TestMapContinueOnErrorMakesAFailedElementOneErrorItemAmongValues(t *testing.T) {
+	m := mustOp(t)(operators.Map(nil, failOn(3), operators.ContinueOnError()))
 	got, _ := observe(m(rxgo.Just(1, 2, 3, 4, 5)()))
 	assert.Equal(t, []string{"2", "4", "E:bad 3", "8", "10"}, got)
 }
 
-func TestMapStopOnErrorEndsAtTheFirstFailureAndCancelsTheUpstream(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		p := newProbe(ints(5)...)
-		p.hang = true
-		m := mustOp(t)(operators.Map(nil, failOn(3), operators.StopOnError()))
-		got, items := observe(m(p.Observable()))
-		assert.Equal(t, []string{"2", "4", "E:stream: stopped at element 2 (3): bad 3"}, got)
-		err := items[2].E
-		assert.ErrorIs(t, err, operators.ErrStopped)
-		var stopped *operators.StoppedError[int]
-		require.ErrorAs(t, err, &stopped)
-		assert.Equal(t, 2, stopped.Index)
-		assert.Equal(t, 3, stopped.In)
-		synctest.Wait()
-		assert.Equal(t, int32(1), p.cancelled.Load(), "the upstream was cancelled")
-	})
+func TestMapEndsAtTheFirstFailureAndCancelsTheUpstream(t *testing.T) {
+	for _, opts := range [][]operators.Option{nil, {operators.StopOnError()}} {
+		synctest.Test(t, func(t *testing.T) {
+			p := newProbe(ints(5)...)
+			p.hang = true
+			m := mustOp(t)(operators.Map(nil, failOn(3), opts...))
+			got, items := observe(m(p.Observable()))
+			assert.Equal(t, []string{"2", "4", "E:stream: stopped at element 2 (3): bad 3"}, got)
+			err := items[2].E
+			assert.ErrorIs(t, err, operators.ErrStopped)
+			var stopped *operators.StoppedError[int]
+			require.ErrorAs(t, err, &stopped)
+			assert.Equal(t, 2, stopped.Index)
+			assert.Equal(t, 3, stopped.In)
+			synctest.Wait()
+			assert.Equal(t, int32(1), p.cancelled.Load(), "the upstream was cancelled")
+		})
+	}
 }
 
 func TestMapForwardsUpstreamErrorsWithoutCallingThePipeline(t *testing.T) {
@@ -57,7 +59,7 @@ func TestMapForwardsUpstreamErrorsWithoutCallingThePipeline(t *testing.T) {
 	m := mustOp(t)(operators.Map(p, func(_ context.Context, v int) (int, error) {
 		calls.Add(1)
 		return 2 * v, nil
-	}))
+	}, operators.ContinueOnError()))
 	got, items := observe(m(newProbe(1, errBoom, 3).Observable()))
 	assert.Equal(t, []string{"2", "E:boom", "6"}, got)
 	assert.Same(t, errBoom, items[1].E, "forwarded unchanged")
@@ -67,11 +69,13 @@ func TestMapForwardsUpstreamErrorsWithoutCallingThePipeline(t *testing.T) {
 	assert.Equal(t, 0, mt.NumberOfFailedCalls)
 }
 
-func TestMapStopOnErrorStopsAtAnUpstreamError(t *testing.T) {
-	m := mustOp(t)(operators.Map(nil, double, operators.StopOnError()))
-	got, items := observe(m(newProbe(1, errBoom, 3).Observable()))
-	assert.Equal(t, []string{"2", "E:boom"}, got)
-	assert.Same(t, errBoom, items[1].E)
+func TestMapStopsAtAnUpstreamError(t *testing.T) {
+	for _, opts := range [][]operators.Option{nil, {operators.StopOnError()}} {
+		m := mustOp(t)(operators.Map(nil, double, opts...))
+		got, items := observe(m(newProbe(1, errBoom, 3).Observable()))
+		assert.Equal(t, []string{"2", "E:boom"}, got)
+		assert.Same(t, errBoom, items[1].E)
+	}
 }
 
 func TestMapPanicInTheGuardedFunctionBecomesAnErrorItem(t *testing.T) {
@@ -81,7 +85,7 @@ func TestMapPanicInTheGuardedFunctionBecomesAnErrorItem(t *testing.T) {
 			panic("user bug")
 		}
 		return v, nil
-	}))
+	}, operators.ContinueOnError()))
 	got, items := observe(m(rxgo.Just(1, 2, 3)()))
 	assert.Equal(t, []string{"1", "E:levee: panic: user bug", "3"}, got)
 	var pe *levee.PanicError
@@ -114,7 +118,7 @@ func TestMapNilItemIsTheZeroValueOfAnInterfaceType(t *testing.T) {
 	got, _ := observe(m(newProbe(nil).Observable()))
 	assert.Equal(t, []string{"true"}, got)
 
-	n := mustOp(t)(operators.Map(nil, double))
+	n := mustOp(t)(operators.Map(nil, double, operators.ContinueOnError()))
 	got, _ = observe(n(newProbe(nil).Observable()))
 	assert.Equal(t, []string{"E:operators: item 0 is <nil>, not int"}, got)
 }
@@ -245,6 +249,28 @@ func TestMapInvalidOptionsAreRefused(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			op, err := operators.Map(nil, double, tt.opt)
+			assert.Nil(t, op)
+			assert.EqualError(t, err, tt.want)
+		})
+	}
+}
+
+func TestMapRefusesOptionsThatContradictEachOther(t *testing.T) {
+	tests := []struct {
+		name string
+		opts []operators.Option
+		want string
+	}{
+		{"Window 0", []operators.Option{operators.Window(0)}, "operators: Window must be in [1, 65536], got 0"},
+		{"Window too large", []operators.Option{operators.Window(operators.MaxWindow + 1)}, "operators: Window must be in [1, 65536], got 65537"},
+		{"Window below Concurrency", []operators.Option{operators.Window(4), operators.Concurrency(8)},
+			"operators: Window must be in [8, 65536] (at least Concurrency), got 4"},
+		{"Window and Unordered", []operators.Option{operators.Unordered(), operators.Concurrency(2), operators.Window(4)},
+			"operators: set Window or Unordered, not both"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			op, err := operators.Map(nil, double, tt.opts...)
 			assert.Nil(t, op)
 			assert.EqualError(t, err, tt.want)
 		})

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/levee-go/levee/internal/engine"
 	"github.com/levee-go/levee/stream"
 	"github.com/reactivex/rxgo/v2"
 )
@@ -28,14 +29,10 @@ const (
 )
 
 type settings struct {
-	concurrency int
-	unordered   bool
-	stopOnError bool
-	buffer      int
-	fallback    any // func(context.Context, V, error) (R, error), checked by the operator
-	bounds      TimeBound
-	permits     int   // 0: one
-	err         error // the first invalid option
+	em      engine.Settings // the per-emission options, shared with the stream package
+	bounds  TimeBound
+	permits int   // 0: one
+	err     error // the first invalid option
 }
 
 func (s *settings) invalid(format string, args ...any) {
@@ -44,9 +41,21 @@ func (s *settings) invalid(format string, args ...any) {
 	}
 }
 
+// check records err, an option's error, as the first invalid option.
+func (s *settings) check(err error) {
+	if err != nil {
+		s.invalid("%s", err.Error())
+	}
+}
+
+// emissionOption returns an option of the per-emission operators that sets em.
+func emissionOption(name string, set func(em *engine.Settings) error) Option {
+	return Option{name: name, scope: perEmission, apply: func(s *settings) { s.check(set(&s.em)) }}
+}
+
 // collect applies opts for the operator op, whose options must be in sc.
 func collect(op string, sc scope, opts []Option) (settings, error) {
-	s := settings{concurrency: 1}
+	s := settings{em: engine.Defaults()}
 	for i, o := range opts {
 		if o.apply == nil {
 			return s, fmt.Errorf("operators: option %d of %s is the zero Option", i, op)
@@ -59,13 +68,14 @@ func collect(op string, sc scope, opts []Option) (settings, error) {
 			return s, s.err
 		}
 	}
-	return s, nil
+	s.check(s.em.Check())
+	return s, s.err
 }
 
 // rxOptions returns the rxgo options of the operator's own output channel.
 func (s *settings) rxOptions() []rxgo.Option {
-	if s.buffer > 0 {
-		return []rxgo.Option{rxgo.WithBufferedChannel(s.buffer)}
+	if s.em.Buffer > 0 {
+		return []rxgo.Option{rxgo.WithBufferedChannel(s.em.Buffer)}
 	}
 	return nil
 }
@@ -73,26 +83,38 @@ func (s *settings) rxOptions() []rxgo.Option {
 // Limits of the options that size what a subscription allocates up front, so that a
 // mistyped value is refused rather than exhausting memory. They are the stream package's.
 const (
-	MaxConcurrency = 1 << 16 // Concurrency: workers and reorder slots
-	MaxBuffer      = 1 << 20 // Buffer: capacity of the output channel
+	MaxConcurrency = engine.MaxConcurrency // 1 << 16; Concurrency: workers
+	MaxWindow      = engine.MaxWindow      // 1 << 16; Window: reorder slots
+	MaxBuffer      = engine.MaxBuffer      // 1 << 20; Buffer: capacity of the output channel
 )
+
+// DefaultBuffer is the capacity of a per-emission operator's output channel when no Buffer is
+// given, the stream package's: an operator that may run 64 items ahead of its consumer
+// handles many items per goroutine switch instead of one.
+const DefaultBuffer = engine.DefaultBuffer // 64
 
 // Concurrency lets up to n guarded calls run at the same time (default 1), each in one of n
 // worker goroutines of the subscription. Items still come out in input order unless
 // Unordered is given: a result that is ready waits for the ones before it, and no more than
-// n items are taken from the upstream before their results are sent, so the reorder window is
-// n. rxgo's WithPool, by contrast, loses the order and keeps going after an error. n must be in
+// the Window (default n) items are taken from the upstream before their results are sent.
+// rxgo's WithPool, by contrast, loses the order and keeps going after an error. n must be in
 // [1, MaxConcurrency].
 //
 // It applies to Map, MapResults, Filter and FlatMap.
 func Concurrency(n int) Option {
-	return Option{name: "Concurrency", scope: perEmission, apply: func(s *settings) {
-		if n < 1 || n > MaxConcurrency {
-			s.invalid("Concurrency must be in [1, %d], got %d", MaxConcurrency, n)
-			return
-		}
-		s.concurrency = n
-	}}
+	return emissionOption("Concurrency", func(em *engine.Settings) error { return em.SetConcurrency(n) })
+}
+
+// Window sets the reorder window of ordered output to n items (default: the Concurrency), as
+// stream.Window: no more than n items, counted from the oldest whose result has not been
+// emitted yet, that one included, are taken from the upstream and either being called or
+// finished and waiting for the ones before them, so one slow element stops new calls only
+// once n-1 items after it have been taken. n must be in [Concurrency, MaxWindow]; Window and
+// Unordered together are refused.
+//
+// It applies to Map, MapResults, Filter and FlatMap.
+func Window(n int) Option {
+	return emissionOption("Window", func(em *engine.Settings) error { return em.SetWindow(n) })
 }
 
 // Unordered emits each result as soon as its call ends, instead of in input order; Result's
@@ -101,34 +123,51 @@ func Concurrency(n int) Option {
 //
 // It applies to Map, MapResults, Filter and FlatMap.
 func Unordered() Option {
-	return Option{name: "Unordered", scope: perEmission, apply: func(s *settings) { s.unordered = true }}
+	return emissionOption("Unordered", func(em *engine.Settings) error { em.Unordered = true; return nil })
 }
 
 // StopOnError ends the subscription at the first error item the operator emits: a failed
 // element (once every fallback has had its say), whose error is then a *StoppedError naming
 // the element, or an error item of the upstream, forwarded unchanged. Calls still running
 // are cancelled and the upstream is cancelled and no longer read. "First" is in input order by
-// default and in completion order with Unordered. By default a failed element is one error
-// item among values and the subscription goes on, and so do upstream error items.
+// default and in completion order with Unordered.
+//
+// It is the default of Map, Filter and FlatMap, which emit a failed element as an error item:
+// an error item ends an Observable for ReactiveX and for rxgo's operators and terminal methods
+// under their default error strategy (rxgo.StopOnError), so an operator that went on past it
+// would make calls whose results nobody reads. MapResults, which emits a failed element as a
+// value, goes on by default and stops with this option. ContinueOnError asks for the
+// opposite.
 //
 // It applies to Map, MapResults, Filter and FlatMap.
 func StopOnError() Option {
-	return Option{name: "StopOnError", scope: perEmission, apply: func(s *settings) { s.stopOnError = true }}
+	return emissionOption("StopOnError", func(em *engine.Settings) error { em.StopOnError = true; return nil })
 }
 
-// Buffer gives the operator's output channel a capacity of n items (default 0, unbuffered),
-// so that it runs up to n items ahead of a slow consumer. (An
+// ContinueOnError keeps the subscription going after an error item, as rxgo's
+// ContinueOnError error strategy: a failed element is one error item among values, and an
+// error item of the upstream is forwarded in its place. Only a consumer that reads every item
+// whatever it carries should ask for it (a range over Observe, rxgo's ForEach, an rxgo
+// operator given rxgo.WithErrorStrategy(rxgo.ContinueOnError)); rxgo's ToSlice, Reduce and
+// the like stop reading at the first error item, and levee's Collect, ForEach and First return
+// there. MapResults, whose failed elements are values, goes on by default. Given with
+// StopOnError, it is refused.
+//
+// It applies to Map, MapResults, Filter and FlatMap.
+func ContinueOnError() Option {
+	return emissionOption("ContinueOnError", func(em *engine.Settings) error { em.ContinueOnError = true; return nil })
+}
+
+// Buffer gives the operator's output channel a capacity of n items (default DefaultBuffer,
+// 64), so that it runs up to n items ahead of a slow consumer; Buffer(0) makes it unbuffered,
+// each item handed over to the consumer. (An
 // rxgo.WithBufferedChannel given to Observe does the same for the outermost operator of a
 // chain, whichever it is.) n must be in [0, MaxBuffer].
 //
 // It applies to Map, MapResults, Filter and FlatMap.
 func Buffer(n int) Option {
 	return Option{name: "Buffer", scope: perEmission, apply: func(s *settings) {
-		if n < 0 || n > MaxBuffer {
-			s.invalid("Buffer must be in [0, %d], got %d", MaxBuffer, n)
-			return
-		}
-		s.buffer = n
+		s.check(s.em.SetBuffer(n))
 	}}
 }
 
@@ -145,26 +184,7 @@ func Buffer(n int) Option {
 // Map[V, R] and MapResults[V, R], with R bool for Filter and []R for FlatMap; the operator
 // refuses any other. It applies to Map, MapResults, Filter and FlatMap. A nil fn is refused.
 func WithFallback[V, R any](fn func(ctx context.Context, in V, err error) (R, error)) Option {
-	return Option{name: "WithFallback", scope: perEmission, apply: func(s *settings) {
-		if fn == nil {
-			s.invalid("WithFallback needs a function, got nil")
-			return
-		}
-		s.fallback = fn
-	}}
-}
-
-// elementFallback returns the fallback of s as the function type the operator needs.
-func elementFallback[V, R any](op string, s *settings) (func(context.Context, V, error) (R, error), error) {
-	if s.fallback == nil {
-		return nil, nil
-	}
-	fb, ok := s.fallback.(func(context.Context, V, error) (R, error))
-	if !ok {
-		return nil, fmt.Errorf("operators: %s needs a WithFallback function of type %T, got %T",
-			op, (func(context.Context, V, error) (R, error))(nil), s.fallback)
-	}
-	return fb, nil
+	return emissionOption("WithFallback", func(em *engine.Settings) error { return em.SetFallback(fn, fn == nil) })
 }
 
 // TimeBound names what a TimeLimiter bounds on a subscription; it is stream.TimeBound and

@@ -15,14 +15,16 @@ import (
 
 // TestMapMatchesItsModel checks Map against a model of its rules: one item per upstream item
 // in input order (whatever the concurrency and the calls' durations), failed elements as
-// error items, upstream errors forwarded, and StopOnError ending at the first error item.
+// error items, upstream errors forwarded, ending at the first error item unless
+// ContinueOnError is given.
 func TestMapMatchesItsModel(t *testing.T) {
 	rapid.Check(t, func(rt *rapid.T) {
 		n := rapid.IntRange(0, 12).Draw(rt, "n")
 		kinds := rapid.SliceOfN(rapid.IntRange(0, 5), n, n).Draw(rt, "kinds") // 0: upstream error, 1: failing element
 		delays := rapid.SliceOfN(rapid.IntRange(0, 3), n, n).Draw(rt, "delays")
 		concurrency := rapid.IntRange(1, 4).Draw(rt, "concurrency")
-		stop := rapid.Bool().Draw(rt, "stopOnError")
+		mode := rapid.SampledFrom([]string{"default", "StopOnError", "ContinueOnError"}).Draw(rt, "mode")
+		stop := mode != "ContinueOnError" // Map stops at the first error item by default
 
 		var items []any
 		var want []string
@@ -54,8 +56,11 @@ func TestMapMatchesItsModel(t *testing.T) {
 			want = []string{}
 		}
 		opts := []operators.Option{operators.Concurrency(concurrency)}
-		if stop {
+		switch mode {
+		case "StopOnError":
 			opts = append(opts, operators.StopOnError())
+		case "ContinueOnError":
+			opts = append(opts, operators.ContinueOnError())
 		}
 		fn := func(_ context.Context, v int) (int, error) {
 			d := delays[max(v, -v)-1]

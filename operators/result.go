@@ -12,13 +12,13 @@ import (
 // upstream's value items from 0 (error items have no index).
 type Result[V, R any] = stream.Result[V, R]
 
-// StoppedError is the error of the element that ended a subscription under StopOnError, the
-// stream package's: it names the element (Index, In), matches ErrStopped and wraps the
+// StoppedError is the error of the element that ended a subscription (Map, Filter and
+// FlatMap by default, MapResults under StopOnError), the stream package's: it names the element (Index, In), matches ErrStopped and wraps the
 // element's own error.
 type StoppedError[V any] = stream.StoppedError[V]
 
-// ErrStopped is matched (errors.Is) by the error of the element that ended a subscription
-// under StopOnError. It is stream.ErrStopped.
+// ErrStopped is matched (errors.Is) by the error of the element that ended a subscription.
+// It is stream.ErrStopped.
 var ErrStopped = stream.ErrStopped
 
 // ItemTypeError is the error of an upstream item whose value is not of the operator's input

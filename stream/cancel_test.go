@@ -117,7 +117,7 @@ func TestMapCancellationAtEachStage(t *testing.T) {
 			t.Run(fmt.Sprintf("%s concurrency %d", tc.name, c), func(t *testing.T) {
 				synctest.Test(t, func(t *testing.T) {
 					g := newGuards(t, 0, tc.rateLimited)
-					opts := []stream.Option{stream.Concurrency(c)}
+					opts := []stream.Option{stream.Concurrency(c), stream.Buffer(0)} // a result waits for the consumer
 					wantResults := tc.results
 					if tc.rateLimited {
 						require.NoError(t, g.rl.AcquirePermission(context.Background(), 1))

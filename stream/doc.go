@@ -18,11 +18,14 @@
 // differ), in input order unless Unordered is given, or the stream ends early: with
 // StopOnError, after a last Result whose *StoppedError names the element that stopped it;
 // when ctx is done, by closing. Concurrency n bounds the calls in flight to n and the
-// operator's goroutines to n + 2, and no more than n elements are taken from the input ahead
-// of the consumer, so a slow consumer slows the calls and nothing buffers without bound. With
-// Concurrency 1 and a pipeline without TimeLimiter, an element costs no allocation and about
-// what a plain channel stage costs: each channel operation is tried without blocking first,
-// and selects on the context only when it would block.
+// operator's goroutines to n + 2; Window w (n by default) bounds the elements taken from the
+// input and not yet sent, so one slow element holds up the others only once w-1 after it are
+// taken; the output's Buffer (DefaultBuffer, 64, by default) bounds the results sent and not
+// yet read. A slow consumer therefore slows the calls and nothing buffers without bound. With
+// Concurrency 1 and a pipeline without TimeLimiter, an element costs no allocation and, with
+// the default Buffer, about what a plain channel stage with a buffered output costs: each
+// channel operation is tried without blocking first, and selects on the context only when it
+// would block; an unbuffered output (Buffer(0)) costs two goroutine switches per element.
 //
 // # Per subscription
 //
@@ -40,7 +43,9 @@
 // Every goroutine an operator starts ends when its input is closed (Subscribe: its Source
 // returns) or when the consumer's context is done, and calls in flight at that moment are
 // cancelled, releasing their bulkhead and half-open permits and their rate-limiter
-// reservations without being recorded as failures. Once an output channel is closed, the
+// reservations without being recorded as failures. Once the context is done an operator
+// sends nothing more, even to a consumer still reading (results a Buffer already holds stay
+// readable). Once an output channel is closed, the
 // operator's goroutines have ended or are ending and every call it made has returned.
 //
 // One leak cannot be prevented: a consumer that stops reading without cancelling the

@@ -20,9 +20,10 @@ import (
 //
 // Guarantees: at most Concurrency calls run at once, in at most Concurrency + 2 goroutines;
 // elements are read from in only as results are sent, so a slow consumer slows the calls
-// (nothing buffers more than Concurrency elements plus the output's Buffer); once the output
-// is closed, every goroutine Map started is about to return and every call has returned. A
-// panic in fn becomes the element's *levee.PanicError.
+// (nothing buffers more than the Window, Concurrency by default, plus the output's Buffer,
+// DefaultBuffer by default); once the output is closed, every goroutine Map started is about
+// to return and every call has returned. A panic in fn becomes the element's
+// *levee.PanicError.
 //
 // Map returns an error, and starts nothing, when an option is invalid or does not apply,
 // when fn is nil (levee.ErrNilCall) or when in is nil (ErrNilInput). A nil ctx means

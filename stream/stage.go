@@ -2,24 +2,22 @@ package stream
 
 import (
 	"context"
+	"fmt"
 	"sync"
 
 	"github.com/levee-go/levee"
 	"github.com/levee-go/levee/fallback"
 	"github.com/levee-go/levee/internal/chans"
+	"github.com/levee-go/levee/internal/engine"
 	"github.com/levee-go/levee/internal/pipeline"
 	"github.com/levee-go/levee/internal/safe"
 )
 
 // stage is the engine behind the per-emission operators: it reads elements V from in, makes
 // one guarded call per element returning a C, and expands each call's Result[V, C] into the
-// Results[V, O] it sends (one for Map, zero or one for Filter, several for FlatMap).
-//
-// With a concurrency of 1 one goroutine does everything. With n > 1 there are n + 2: a
-// dispatcher that numbers the elements and hands them out, n workers that make the calls, and
-// an emitter that sends the results (in input order unless unordered) and closes the output.
-// A token channel of capacity n bounds the elements taken from the input but not yet sent to
-// n, which bounds the reorder window, the results held, and what a slow consumer lets through.
+// Results[V, O] it sends (one for Map, zero or one for Filter, several for FlatMap). The
+// ordering, the concurrency and the bounds are engine.Stage's, shared with the operators
+// module; with n > 1 workers the stage runs in n + 2 goroutines.
 type stage[V, C, O any] struct {
 	ctx    context.Context // cancelled when the operator stops, whatever the reason
 	cancel context.CancelFunc
@@ -34,14 +32,13 @@ type stage[V, C, O any] struct {
 	expand func(r Result[V, C], yield func(Result[V, O]) bool) bool
 	yield  func(Result[V, O]) bool
 
-	concurrency int
-	ordered     bool
+	engine      engine.Stage[V, Result[V, C]]
 	stopOnError bool
 
 	// feed, when set, runs in a goroutine of its own before the stage starts and writes in
 	// (Batch's batcher). It must return once ctx is done.
 	feed func()
-	wg   sync.WaitGroup // every goroutine but the one that closes out
+	wg   sync.WaitGroup // the feed
 }
 
 func newStage[V, C, O any](op string, in <-chan V, p *levee.Pipeline[C], fn func(context.Context, V) (C, error),
@@ -53,21 +50,28 @@ func newStage[V, C, O any](op string, in <-chan V, p *levee.Pipeline[C], fn func
 	if fn == nil {
 		return nil, levee.ErrNilCall
 	}
-	fb, err := elementFallback[V, C](op, &set)
+	fb, err := engine.Fallback[V, C](op, &set.em)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("stream: %w", err)
 	}
-	return &stage[V, C, O]{
+	s := &stage[V, C, O]{
 		in:          in,
-		out:         make(chan Result[V, O], set.buffer),
+		out:         make(chan Result[V, O], set.em.Buffer),
 		p:           pipeline.Of[C](p),
 		fn:          fn,
 		fb:          fb,
 		expand:      expand,
-		concurrency: set.concurrency,
-		ordered:     !set.unordered,
-		stopOnError: set.stopOnError,
-	}, nil
+		stopOnError: set.em.StopOnError,
+	}
+	s.engine = engine.Stage[V, Result[V, C]]{
+		Concurrency: set.em.Concurrency,
+		Window:      set.em.Window,
+		Ordered:     !set.em.Unordered,
+		Receive:     s.receive,
+		Call:        s.call,
+		Deliver:     s.deliver,
+	}
+	return s, nil
 }
 
 // start runs the stage under a context derived from ctx and returns its output.
@@ -82,21 +86,19 @@ func (s *stage[V, C, O]) start(ctx context.Context) <-chan Result[V, O] {
 			s.feed()
 		}()
 	}
-	if s.concurrency == 1 {
-		go s.serial()
-	} else {
-		go s.concurrent()
-	}
+	go s.run()
 	return s.out
 }
 
-// finish stops everything the stage started, waits for it, then closes the output: once the
-// output is closed, every call the stage made has returned and released its permits.
-func (s *stage[V, C, O]) finish() {
-	s.cancel()
+// run runs the engine, then waits for the feed and closes the output: once the output is
+// closed, every call the stage made has returned and released its permits.
+func (s *stage[V, C, O]) run() {
+	s.engine.Run(s.done, s.cancel)
 	s.wg.Wait()
 	close(s.out)
 }
+
+func (s *stage[V, C, O]) receive(done <-chan struct{}) (V, bool) { return chans.Receive(s.in, done) }
 
 func (s *stage[V, C, O]) send(r Result[V, O]) bool { return chans.Send(s.out, r, s.done) }
 
@@ -134,116 +136,4 @@ func (s *stage[V, C, O]) deliver(r Result[V, C]) bool {
 		}
 	}
 	return s.expand(r, s.yield)
-}
-
-func (s *stage[V, C, O]) serial() {
-	defer s.finish()
-	for i := 0; ; i++ {
-		v, ok := chans.Receive(s.in, s.done)
-		if !ok || chans.Closed(s.done) {
-			return
-		}
-		if !s.deliver(s.call(i, v)) {
-			return
-		}
-	}
-}
-
-type job[V any] struct {
-	i int
-	v V
-}
-
-func (s *stage[V, C, O]) concurrent() {
-	defer s.finish()
-	n := s.concurrency
-	tokens := make(chan struct{}, n)
-	jobs := make(chan job[V])
-	total := make(chan int, 1) // the number of elements, once the input is closed
-	// Ordered results go to slot i%n: the tokens guarantee that the result of element i-n
-	// has been taken from it before element i is handed out, so a slot never holds two and
-	// a worker never blocks on it. Unordered ones share one channel of the same capacity.
-	var slots []chan Result[V, C]
-	var results chan Result[V, C]
-	if s.ordered {
-		slots = make([]chan Result[V, C], n)
-		for i := range slots {
-			slots[i] = make(chan Result[V, C], 1)
-		}
-	} else {
-		results = make(chan Result[V, C], n)
-	}
-
-	s.wg.Add(1 + n)
-	go s.dispatch(tokens, jobs, total)
-	for range n {
-		go s.work(jobs, slots, results)
-	}
-
-	totalc, count := total, -1
-	for next := 0; count < 0 || next < count; {
-		from := results
-		if s.ordered {
-			from = slots[next%n]
-		}
-		var r Result[V, C]
-		select {
-		case r = <-from:
-		case count = <-totalc:
-			totalc = nil
-			continue
-		case <-s.done:
-			return
-		}
-		next++
-		if !s.deliver(r) {
-			return
-		}
-		<-tokens
-	}
-}
-
-func (s *stage[V, C, O]) dispatch(tokens chan<- struct{}, jobs chan<- job[V], total chan<- int) {
-	defer s.wg.Done()
-	for i := 0; ; i++ {
-		select {
-		case tokens <- struct{}{}:
-		case <-s.done:
-			return
-		}
-		v, ok := chans.Receive(s.in, s.done)
-		if !ok {
-			total <- i
-			return
-		}
-		if chans.Closed(s.done) {
-			return
-		}
-		select {
-		case jobs <- job[V]{i, v}:
-		case <-s.done:
-			return
-		}
-	}
-}
-
-func (s *stage[V, C, O]) work(jobs <-chan job[V], slots []chan Result[V, C], results chan<- Result[V, C]) {
-	defer s.wg.Done()
-	for {
-		var j job[V]
-		select {
-		case j = <-jobs:
-		case <-s.done:
-			return
-		}
-		if chans.Closed(s.done) { // both were ready: a stopped stage makes no more calls
-			return
-		}
-		r := s.call(j.i, j.v)
-		if slots != nil {
-			slots[j.i%len(slots)] <- r
-		} else {
-			results <- r
-		}
-	}
 }

@@ -19,7 +19,12 @@ func Receive[V any](in <-chan V, done <-chan struct{}) (v V, ok bool) {
 }
 
 // Send delivers v on out and reports whether it did; it gives up when done is closed first.
+// A done channel closed before Send is called wins over an out that is ready: a consumer that
+// cancelled gets nothing more, even when it is still reading or out has room.
 func Send[T any](out chan<- T, v T, done <-chan struct{}) bool {
+	if Closed(done) {
+		return false
+	}
 	select {
 	case out <- v:
 		return true

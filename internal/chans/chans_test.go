@@ -24,6 +24,10 @@ func TestReceiveSendClosed(t *testing.T) {
 	_, ok = Receive(in, done)
 	assert.False(t, ok, "an empty input and a closed done: gives up")
 
+	room := make(chan int, 1)
+	assert.False(t, Send(room, 10, done), "a closed done wins over a channel with room")
+	assert.Equal(t, 0, len(room))
+
 	close(in)
 	_, ok = Receive(in, make(chan struct{}))
 	assert.False(t, ok, "a closed input ends the stream")
