@@ -105,7 +105,12 @@ func (s *subscription[T]) attempt(n int) attemptResult {
 		}
 		permit.OnError(res.err)
 	default: // ended from outside: the consumer left, or retry starts over
+		// Both patterns agree on an attempt ended from outside: a success once src has
+		// emitted, nothing otherwise.
 		if produced > 0 {
+			if tl != nil {
+				tl.OnSuccess(end.Sub(tlStart))
+			}
 			permit.OnSuccess()
 		} else {
 			permit.Release()

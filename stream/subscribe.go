@@ -95,7 +95,9 @@ func WithFallbackSource[T any](fn func(ctx context.Context, cause error, emit fu
 //   - TimeLimiter: bounds the attempt as TimeLimit says (default BoundEachElement); at the
 //     limit the attempt's context is cancelled and the attempt fails with a
 //     *timelimiter.TimeoutError at once, even if src ignores its context (src then finishes on
-//     its own, still holding its bulkhead permit). One SUCCESS or ERROR/TIMEOUT per attempt.
+//     its own, still holding its bulkhead permit). One SUCCESS or ERROR/TIMEOUT per attempt,
+//     agreeing with the breaker: when the consumer cancels (or retry starts over) after src
+//     emitted an element, SUCCESS; before any element, nothing.
 //     DisableCancelRunningFuture does not apply: past the limit emit refuses every element,
 //     so a source left running could do nothing useful.
 //   - Bulkhead: a permit is held for the attempt's whole life and released exactly once:
