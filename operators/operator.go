@@ -9,6 +9,7 @@ import (
 	"github.com/levee-go/levee"
 	"github.com/levee-go/levee/internal/chans"
 	"github.com/levee-go/levee/internal/safe"
+	"github.com/levee-go/levee/internal/tracker"
 	"github.com/reactivex/rxgo/v2"
 )
 
@@ -101,6 +102,18 @@ func Lazy(src Source) rxgo.Observable {
 // closes its output when the producer returns.
 func deferred(p rxgo.Producer, opts ...rxgo.Option) rxgo.Observable {
 	return rxgo.Defer([]rxgo.Producer{p}, opts...)
+}
+
+// deferredCalls is deferred for an operator that makes guarded calls: it gives the producer a
+// context carrying a tracker of the goroutines a TimeLimiter runs calls on, and closes the
+// output only once the producer has returned and those goroutines have ended, the ones whose
+// caller gave up included, so that every call has returned when the consumer sees the end.
+func deferredCalls(p rxgo.Producer, opts ...rxgo.Option) rxgo.Observable {
+	return deferred(func(ctx context.Context, next chan<- rxgo.Item) {
+		var calls tracker.Tracker
+		p(tracker.With(ctx, &calls), next)
+		calls.Wait(nil)
+	}, opts...)
 }
 
 // observed remembers the channel an Observable gave its last observer, so that an

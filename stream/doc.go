@@ -39,8 +39,13 @@
 // Every goroutine an operator starts ends when its input is closed (Subscribe: its Source
 // returns) or when the consumer's context is done, and calls in flight at that moment are
 // cancelled, releasing their bulkhead and half-open permits and their rate-limiter
-// reservations without being recorded as failures. Once an output channel is closed, the
-// operator's goroutines have ended or are ending and every call it made has returned.
+// reservations without being recorded as failures. Once an output channel of Map, Filter,
+// FlatMap or Batch is closed, the operator's goroutines have ended or are ending and every
+// call it made has returned, calls a TimeLimiter of the pipeline gave up on included: the
+// caller has its Result (a timeout) at the deadline, and the output stays open until the
+// abandoned call returns too, so that a client closed right after the stream ends is no
+// longer in use. A call that ignores its context therefore holds the output open as long as
+// it runs. Subscribe's one exception is stated where it is made.
 //
 // One leak cannot be prevented: a consumer that stops reading without cancelling the
 // context leaves the operator blocked on its next send for ever, as with any channel. Stop

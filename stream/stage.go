@@ -9,6 +9,7 @@ import (
 	"github.com/levee-go/levee/internal/chans"
 	"github.com/levee-go/levee/internal/pipeline"
 	"github.com/levee-go/levee/internal/safe"
+	"github.com/levee-go/levee/internal/tracker"
 )
 
 // stage is the engine behind the per-emission operators: it reads elements V from in, makes
@@ -42,6 +43,9 @@ type stage[V, C, O any] struct {
 	// (Batch's batcher). It must return once ctx is done.
 	feed func()
 	wg   sync.WaitGroup // every goroutine but the one that closes out
+	// calls counts the goroutines a TimeLimiter runs calls on, under ctx: the output is
+	// closed only once those it gave up on have returned too.
+	calls tracker.Tracker
 }
 
 func newStage[V, C, O any](op string, in <-chan V, p *levee.Pipeline[C], fn func(context.Context, V) (C, error),
@@ -72,7 +76,7 @@ func newStage[V, C, O any](op string, in <-chan V, p *levee.Pipeline[C], fn func
 
 // start runs the stage under a context derived from ctx and returns its output.
 func (s *stage[V, C, O]) start(ctx context.Context) <-chan Result[V, O] {
-	s.ctx, s.cancel = context.WithCancel(safe.Ctx(ctx))
+	s.ctx, s.cancel = context.WithCancel(tracker.With(safe.Ctx(ctx), &s.calls))
 	s.done = s.ctx.Done()
 	s.yield = s.send
 	if s.feed != nil {
@@ -91,10 +95,12 @@ func (s *stage[V, C, O]) start(ctx context.Context) <-chan Result[V, O] {
 }
 
 // finish stops everything the stage started, waits for it, then closes the output: once the
-// output is closed, every call the stage made has returned and released its permits.
+// output is closed, every call the stage made has returned and released its permits, those a
+// TimeLimiter gave up on included.
 func (s *stage[V, C, O]) finish() {
 	s.cancel()
 	s.wg.Wait()
+	s.calls.Wait(nil)
 	close(s.out)
 }
 
