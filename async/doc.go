@@ -40,8 +40,10 @@
 // A WorkerPool runs the tasks submitted to it on at most MaxThreadPoolSize worker goroutines:
 // core and maximum workers, a bounded queue, a keep-alive for the workers above the core size,
 // admission as Java's ThreadPoolExecutor, and a *WorkerPoolFullError matching
-// bulkhead.ErrBulkheadFull, returned at once, when it is full. Submit returns a *Future; its
-// events and metrics are those of a bulkhead.
+// bulkhead.ErrBulkheadFull, at once, when it is full. Submit returns a *Future; a refusal is a
+// failure of the call that the pipeline's fallback answers, and its future is already
+// completed, with that answer or with the refusal. Its events and metrics are those of a
+// bulkhead.
 //
 // # Cancellation
 //
@@ -71,6 +73,9 @@
 //     the program from a goroutine nobody can recover. An exception thrown while building the
 //     call reaches the fallback as for a CompletableFuture, not as for a Mono or a Flux, which
 //     it escapes.
+//   - A WorkerPool's refusal reaches the fallback of the task's pipeline, as a semaphore
+//     bulkhead's does: Resilience4j's ThreadPoolBulkhead threw it past the fallback (its
+//     issue #596).
 //   - A WorkerPool task cancelled while queued leaves the queue at once; Java leaves a cancelled
 //     task in the queue until a worker reaches it.
 //   - WorkerPoolConfig's defaults adapt to each other (see its fields), so a configuration that
