@@ -10,7 +10,9 @@
 // breaker takes one decision, its bulkhead holds one permit while the call runs, its TimeLimiter
 // cancels the call's context at the deadline, its Retry retries the call, and its fallback
 // answers the failure, which the future reports in its Outcome. The future completes exactly
-// once, and only once the guarded execution has returned, so by then every permit is back.
+// once, and only once the guarded execution has returned, so by then every permit is back,
+// except those held inside a TimeLimiter by a call it gave up on (see Future);
+// timelimiter.TrackCalls waits for those calls.
 //
 //	quote := async.Go(ctx, pricing, func(ctx context.Context) (Price, error) {
 //		return client.Price(ctx, isbn)
@@ -29,8 +31,9 @@
 // one call when it is slow. In each, the calls that are no longer needed are cancelled, which
 // every pattern treats as the caller's cancellation: permits are released and nothing is
 // recorded against the dependency. Each returns only once every call it started has returned,
-// so a fan-out leaves no goroutine and no permit behind (a call that a TimeLimiter gave up on
-// ends on its own, as the timelimiter package describes).
+// so a fan-out leaves no goroutine and no permit behind, except a call that a TimeLimiter
+// gave up on: it ends on its own, holding the permits taken inside the limiter until then, and
+// timelimiter.TrackCalls waits for it.
 //
 // A fallback's answer is marked in the results (Result.Outcome). FirstSuccess and Hedge prefer a
 // live success to it: a fallback answer is returned only when no call succeeds.

@@ -17,15 +17,19 @@ import (
 
 // Tracker counts running goroutines. The zero value is ready; a nil *Tracker counts nothing.
 type Tracker struct {
-	mu   sync.Mutex
-	n    int
-	idle chan struct{} // made by a waiter while n > 0; closed when n drops to 0
+	parent *Tracker // the tracker of the context With derived from: it counts the same goroutines
+	mu     sync.Mutex
+	n      int
+	idle   chan struct{} // made by a waiter while n > 0; closed when n drops to 0
 }
 
 type key struct{}
 
-// With returns a context derived from ctx that carries t.
+// With returns a context derived from ctx that carries t. A tracker ctx already carries
+// counts t's goroutines too, so that a wait on it covers those of operators inside it; t
+// must not be in use yet.
 func With(ctx context.Context, t *Tracker) context.Context {
+	t.parent = From(ctx)
 	return context.WithValue(ctx, key{}, t)
 }
 
@@ -38,26 +42,24 @@ func From(ctx context.Context) *Tracker {
 // Start counts one more running goroutine. Unlike sync.WaitGroup's Add, it may be called
 // while another goroutine waits with a count of zero: that waiter has already returned.
 func (t *Tracker) Start() {
-	if t == nil {
-		return
+	for ; t != nil; t = t.parent {
+		t.mu.Lock()
+		t.n++
+		t.mu.Unlock()
 	}
-	t.mu.Lock()
-	t.n++
-	t.mu.Unlock()
 }
 
 // Done counts one goroutine fewer; each Start needs exactly one Done.
 func (t *Tracker) Done() {
-	if t == nil {
-		return
+	for ; t != nil; t = t.parent {
+		t.mu.Lock()
+		t.n--
+		if t.n == 0 && t.idle != nil {
+			close(t.idle)
+			t.idle = nil
+		}
+		t.mu.Unlock()
 	}
-	t.mu.Lock()
-	t.n--
-	if t.n == 0 && t.idle != nil {
-		close(t.idle)
-		t.idle = nil
-	}
-	t.mu.Unlock()
 }
 
 // Running returns the number of goroutines counted now.

@@ -46,6 +46,10 @@ func TestContext(t *testing.T) {
 	ctx := With(context.Background(), &outer)
 	assert.Same(t, &outer, From(ctx))
 	assert.Same(t, &inner, From(With(ctx, &inner)), "the innermost")
+	inner.Start()
+	assert.Equal(t, [2]int{1, 1}, [2]int{inner.Running(), outer.Running()}, "the outer counts the inner's goroutines")
+	inner.Done()
+	assert.Equal(t, [2]int{0, 0}, [2]int{inner.Running(), outer.Running()})
 	assert.Nil(t, From(context.Background()))
 	var none *Tracker
 	none.Start()
