@@ -171,7 +171,10 @@ func (a *streamAttempt[T]) run() {
 	case <-a.done:
 	case <-a.ctx.Done():
 		if a.timeoutErr != nil && context.Cause(a.ctx) == a.timeoutErr {
-			return // abandon a Source that does not return at the limit
+			// Abandon a Source that does not return at the limit; the subscription waits
+			// for it before closing its output.
+			a.s.abandoned = append(a.s.abandoned, a.done)
+			return
 		}
 		<-a.done
 	}

@@ -45,7 +45,7 @@
 // caller has its Result (a timeout) at the deadline, and the output stays open until the
 // abandoned call returns too, so that a client closed right after the stream ends is no
 // longer in use. A call that ignores its context therefore holds the output open as long as
-// it runs. Subscribe's one exception is stated where it is made.
+// it runs. Subscribe's output likewise closes only once every Source it called has returned.
 //
 // One leak cannot be prevented: a consumer that stops reading without cancelling the
 // context leaves the operator blocked on its next send for ever, as with any channel. Stop
