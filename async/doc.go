@@ -10,7 +10,9 @@
 // breaker takes one decision, its bulkhead holds one permit while the call runs, its TimeLimiter
 // cancels the call's context at the deadline, its Retry retries the call, and its fallback
 // answers the failure, which the future reports in its Outcome. The future completes exactly
-// once, and only once the guarded execution has returned, so by then every permit is back.
+// once, and only once the guarded execution has returned, so by then every permit is back,
+// except those held inside a TimeLimiter by a call it gave up on (see Future);
+// timelimiter.TrackCalls waits for those calls.
 //
 //	quote := async.Go(ctx, pricing, func(ctx context.Context) (Price, error) {
 //		return client.Price(ctx, isbn)
@@ -29,8 +31,9 @@
 // one call when it is slow. In each, the calls that are no longer needed are cancelled, which
 // every pattern treats as the caller's cancellation: permits are released and nothing is
 // recorded against the dependency. Each returns only once every call it started has returned,
-// so a fan-out leaves no goroutine and no permit behind (a call that a TimeLimiter gave up on
-// ends on its own, as the timelimiter package describes).
+// so a fan-out leaves no goroutine and no permit behind, except a call that a TimeLimiter
+// gave up on: it ends on its own, holding the permits taken inside the limiter until then, and
+// timelimiter.TrackCalls waits for it.
 //
 // A fallback's answer is marked in the results (Result.Outcome). FirstSuccess and Hedge prefer a
 // live success to it: a fallback answer is returned only when no call succeeds.
@@ -40,8 +43,10 @@
 // A WorkerPool runs the tasks submitted to it on at most MaxThreadPoolSize worker goroutines:
 // core and maximum workers, a bounded queue, a keep-alive for the workers above the core size,
 // admission as Java's ThreadPoolExecutor, and a *WorkerPoolFullError matching
-// bulkhead.ErrBulkheadFull, returned at once, when it is full. Submit returns a *Future; its
-// events and metrics are those of a bulkhead.
+// bulkhead.ErrBulkheadFull, at once, when it is full. Submit returns a *Future; a refusal is a
+// failure of the call that the pipeline's fallback answers, and its future is already
+// completed, with that answer or with the refusal. Its events and metrics are those of a
+// bulkhead.
 //
 // # Cancellation
 //
@@ -71,6 +76,9 @@
 //     the program from a goroutine nobody can recover. An exception thrown while building the
 //     call reaches the fallback as for a CompletableFuture, not as for a Mono or a Flux, which
 //     it escapes.
+//   - A WorkerPool's refusal reaches the fallback of the task's pipeline, as a semaphore
+//     bulkhead's does: Resilience4j's ThreadPoolBulkhead threw it past the fallback (its
+//     issue #596).
 //   - A WorkerPool task cancelled while queued leaves the queue at once; Java leaves a cancelled
 //     task in the queue until a worker reaches it.
 //   - WorkerPoolConfig's defaults adapt to each other (see its fields), so a configuration that

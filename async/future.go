@@ -27,7 +27,12 @@ type Result[T any] struct {
 // GoLazy or Submit. It completes exactly once, with the call's value, its error, or its
 // pipeline's fallback answer (marked in Outcome), and only once the guarded execution has
 // returned, so that every permit the call took (breaker, bulkhead, rate limiter) has been
-// released or recorded by then.
+// released or recorded by then — except what lies inside a TimeLimiter of the pipeline that
+// gave up on the call: the future completes with the timeout at the deadline (that is what
+// the limiter is for), while the call, if it ignores its context, goes on and holds the
+// permits taken inside the limiter (in levee.DefaultPipeline, the bulkhead's) until it
+// returns. To wait for such calls, bounded by a context, run them under
+// timelimiter.TrackCalls.
 //
 // A Future is safe for concurrent use: any number of goroutines may wait on it. The methods of
 // a nil *Future do not panic: it reads as completed with ErrNilFuture.

@@ -7,6 +7,7 @@ import (
 
 	"github.com/levee-go/levee"
 	"github.com/levee-go/levee/internal/event"
+	"github.com/levee-go/levee/internal/pipeline"
 	"github.com/levee-go/levee/internal/safe"
 )
 
@@ -105,9 +106,21 @@ type task struct {
 }
 
 // Submit runs call guarded by p on one of pool's workers and returns its future, or refuses it
-// at once, as Resilience4j's ThreadPoolBulkhead.submit: with a *WorkerPoolFullError (matching
-// bulkhead.ErrBulkheadFull, and a CALL_REJECTED event) when the pool is full, with
-// ErrPoolClosed after Close or Shutdown. Submit never blocks.
+// at once, as Resilience4j's ThreadPoolBulkhead.submit, when the pool is full (a
+// CALL_REJECTED event) or closed. Submit never blocks waiting for room.
+//
+// A full pool's refusal is a failure of the call that p's fallbacks answer: the call never
+// ran, so no other pattern of p sees it (no breaker records it, no retry repeats it), but each
+// fallback of p, innermost first, gets the *WorkerPoolFullError (matching
+// bulkhead.ErrBulkheadFull) as the call's error, on the submitter's goroutine before Submit
+// returns. Submit then returns a future already completed with what they answered, as a
+// future started by Go is completed when a semaphore bulkhead in p refuses its call: with the
+// answer and a nil error when a fallback answered (Outcome.Fallback true, Outcome.Cause the
+// *WorkerPoolFullError); otherwise with the error, the *WorkerPoolFullError or the
+// *fallback.Error of a fallback that failed (which holds it), which Submit returns as well, so
+// that errors.Is(err, bulkhead.ErrBulkheadFull) finds the refusal on either. After Close or
+// Shutdown, Submit returns a nil future and ErrPoolClosed: the pool is gone, not busy, and no
+// fallback is asked.
 //
 // The call runs with a context derived from ctx; cancelling ctx or calling the future's Cancel
 // cancels it, and a task cancelled while it waits in the queue leaves the queue at once and
@@ -145,7 +158,14 @@ func Submit[T any](ctx context.Context, pool *WorkerPool, p *levee.Pipeline[T], 
 	}
 	if err := pool.admit(t); err != nil {
 		f.cancel()
-		return nil, err
+		if err != pool.fullErr {
+			return nil, err
+		}
+		// The pool refused the call: p's fallback answers, as for a semaphore bulkhead's
+		// refusal inside p, and the future is completed with its answer.
+		v, out, err := pipeline.Recover(ctx, pipeline.Of[T](p), err)
+		f.complete(Result[T]{Value: v, Err: err, Outcome: out})
+		return f, err
 	}
 	return f, nil
 }

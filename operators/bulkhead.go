@@ -19,8 +19,14 @@ import (
 //     completes or fails, or when the consumer cancels after an item came from the upstream;
 //     with ReleasePermission (no event) when the consumer cancels before any item.
 //
-// The permit is back before the consumer sees the end of the subscription. A nil bh fails
-// every subscription with bulkhead.ErrNilBulkhead.
+// The permit is given back only once the upstream has stopped: however the subscription ends
+// (the consumer cancels, a TimeLimiter or Retry above cuts it, an error item), the upstream is
+// cancelled and Bulkhead waits until it closes its channel, discarding what it still emits,
+// so that with MaxConcurrentCalls 1 no second subscription runs beside one still winding down.
+// Over Lazy, that is once the Observable the Source built has closed its channel, which rxgo
+// does when the goroutine behind it returns. An upstream that never closes its channel keeps
+// the permit. The permit is back before the consumer sees the end of the subscription. A nil
+// bh fails every subscription with bulkhead.ErrNilBulkhead.
 func Bulkhead(bh *bulkhead.Bulkhead) Operator {
 	return func(up rxgo.Observable) rxgo.Observable {
 		return guarded(up, func(ctx context.Context, open func() (*upstream, error), next chan<- rxgo.Item) {
@@ -40,13 +46,14 @@ func Bulkhead(bh *bulkhead.Bulkhead) Operator {
 				fail(ctx, next, err)
 				return
 			}
-			defer u.close()
 			r := relay(ctx, u, next, nil)
+			// The permit is held until the upstream has stopped, not merely been told to:
+			// otherwise a new subscription could run beside one still winding down.
+			u.stop()
 			switch {
 			case r.end == cancelled && r.items == 0:
 				bh.ReleasePermission()
 			case r.end == failed:
-				u.close()
 				bh.Release()
 				fail(ctx, next, r.err)
 			default:

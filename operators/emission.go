@@ -33,9 +33,9 @@ import (
 // their own. Calls get that context as well: calls still running when the consumer cancels
 // release their permits without being recorded as failures and emit nothing: once that
 // context is done, nothing more is emitted, even to a consumer still reading. The output is
-// closed once every call has returned; only the part of a call that a TimeLimiter of p has
-// given up on may still be running, holding its bulkhead permit until it notices its context
-// is cancelled (see levee.DefaultPipeline).
+// closed once every call has returned, calls a TimeLimiter of p gave up on included: their
+// timeout is emitted at the deadline, and the completion waits until they have returned and
+// released their bulkhead permits, so a call that ignores its context delays it that long.
 //
 // Guarantees: at most Concurrency calls run at once, in at most Concurrency + 2 goroutines
 // per subscription; items are read from the upstream only as results are emitted, so a slow

@@ -57,7 +57,7 @@ func (e *emission[V, C]) operator() Operator {
 	opts := e.set.rxOptions()
 	return func(up rxgo.Observable) rxgo.Observable {
 		seen := new(observed)
-		return deferred(func(ctx context.Context, next chan<- rxgo.Item) {
+		return deferredCalls(func(ctx context.Context, next chan<- rxgo.Item) {
 			e.run(ctx, up, seen, next)
 		}, opts...)
 	}

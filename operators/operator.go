@@ -9,6 +9,7 @@ import (
 	"github.com/levee-go/levee"
 	"github.com/levee-go/levee/internal/chans"
 	"github.com/levee-go/levee/internal/safe"
+	"github.com/levee-go/levee/internal/tracker"
 	"github.com/reactivex/rxgo/v2"
 )
 
@@ -66,6 +67,10 @@ var ErrSingleUse = errors.New("operators: observable observed again after it emi
 //
 // The context given to src is cancelled when the subscription ends (the upstream completed,
 // or the consumer cancelled), so an Observable built with rxgo.WithContext(ctx) stops with it.
+// Lazy's output is closed only once the Observable src returned has closed its channel, that
+// is once the goroutine behind it has returned, discarding the items it emits after the
+// cancellation: an Observable that never closes its channel keeps the subscription (and the
+// permits of the operators above) until it does.
 func Lazy(src Source) rxgo.Observable {
 	seen := new(observed)
 	return deferred(func(ctx context.Context, next chan<- rxgo.Item) {
@@ -85,7 +90,9 @@ func Lazy(src Source) rxgo.Observable {
 			fail(ctx, next, err)
 			return
 		}
-		defer u.close()
+		// The Observable src built has stopped when Lazy's own output closes, so that a
+		// Bulkhead above holds its permit until then.
+		defer u.stop()
 		done := ctx.Done()
 		for {
 			it, ok := u.receive(done)
@@ -101,6 +108,18 @@ func Lazy(src Source) rxgo.Observable {
 // closes its output when the producer returns.
 func deferred(p rxgo.Producer, opts ...rxgo.Option) rxgo.Observable {
 	return rxgo.Defer([]rxgo.Producer{p}, opts...)
+}
+
+// deferredCalls is deferred for an operator that makes guarded calls: it gives the producer a
+// context carrying a tracker of the goroutines a TimeLimiter runs calls on, and closes the
+// output only once the producer has returned and those goroutines have ended, the ones whose
+// caller gave up included, so that every call has returned when the consumer sees the end.
+func deferredCalls(p rxgo.Producer, opts ...rxgo.Option) rxgo.Observable {
+	return deferred(func(ctx context.Context, next chan<- rxgo.Item) {
+		var calls tracker.Tracker
+		p(tracker.With(ctx, &calls), next)
+		calls.Wait(nil)
+	}, opts...)
 }
 
 // observed remembers the channel an Observable gave its last observer, so that an
@@ -175,3 +194,13 @@ func (u *upstream) took() {
 }
 
 func (u *upstream) close() { u.cancel() }
+
+// stop cancels the upstream and waits until it has stopped, that is until it closes its
+// channel, discarding what it still emits: rxgo closes an Observable's channel once the
+// goroutine behind it has returned. An upstream that never closes its channel keeps stop
+// waiting.
+func (u *upstream) stop() {
+	u.cancel()
+	for range u.ch {
+	}
+}

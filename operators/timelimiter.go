@@ -28,12 +28,14 @@ import (
 //
 // One outcome is recorded per subscription, with its whole duration: SUCCESS when the
 // upstream completes, ERROR when it emits an error item (forwarded, and the upstream
-// cancelled), TIMEOUT at a limit; nothing when the consumer cancels. An error item the
+// cancelled), TIMEOUT at a limit. When the consumer cancels, the outcome is CircuitBreaker's:
+// SUCCESS if an item had come from the upstream, nothing otherwise. An error item the
 // upstream sent before the consumer cancelled is still an ERROR, unless it is that
-// cancellation. An end of the upstream seen only after the consumer cancelled is not a
-// SUCCESS: rxgo ends a subscription whose context is done the way it ends one that completed,
-// so the two cannot be told apart. TimeLimiter returns an error for bounds outside the three
-// above; a nil tl fails every subscription with timelimiter.ErrNilTimeLimiter.
+// cancellation. An end of the upstream seen only after the consumer cancelled counts as the
+// cancellation: rxgo ends a subscription whose context is done the way it ends one that
+// completed, so the two cannot be told apart. Resilience4j's Flux operator also publishes a
+// SUCCESS per item. TimeLimiter returns an error for bounds outside
+// the three above; a nil tl fails every subscription with timelimiter.ErrNilTimeLimiter.
 func TimeLimiter(tl *timelimiter.TimeLimiter, bounds TimeBound) (Operator, error) {
 	if bounds == 0 {
 		bounds = BoundEachElement
@@ -79,6 +81,7 @@ func limitSubscription(ctx context.Context, tl *timelimiter.TimeLimiter, bounds 
 	defer u.close()
 
 	done := ctx.Done()
+	items := 0 // value items taken from the upstream
 	expire := func() {
 		u.close()
 		terr := &timelimiter.TimeoutError{Name: tl.Name(), Timeout: timeout}
@@ -95,19 +98,24 @@ func limitSubscription(ctx context.Context, tl *timelimiter.TimeLimiter, bounds 
 			// An error the upstream emitted counts even if the consumer has left since,
 			// unless it is that departure.
 			u.close()
-			if !safe.CallerCancelled(ctx, it.E) {
+			switch {
+			case !safe.CallerCancelled(ctx, it.E):
 				tl.OnError(time.Since(start), it.E)
+			case items > 0: // the upstream reports the consumer's cancellation
+				tl.OnSuccess(time.Since(start))
 			}
 			fail(ctx, next, it.E)
 			return
 		case !ok || ctx.Err() != nil:
 			// The end of the upstream counts only while the consumer is there: rxgo ends a
-			// subscription whose context is done just as one that completed.
-			if !ok && ctx.Err() == nil {
+			// subscription whose context is done just as one that completed. A consumer that
+			// cancels after an item came is a success, as for CircuitBreaker.
+			if (!ok && ctx.Err() == nil) || items > 0 {
 				tl.OnSuccess(time.Since(start))
 			}
 			return
 		}
+		items++
 		if idle != nil {
 			idleT.Stop()
 			idle = nil
@@ -117,7 +125,8 @@ func limitSubscription(ctx context.Context, tl *timelimiter.TimeLimiter, bounds 
 			expire()
 			return
 		}
-		if !sent {
+		if !sent { // the consumer cancelled, after an item came
+			tl.OnSuccess(time.Since(start))
 			return
 		}
 		if bounds&BoundGap != 0 {

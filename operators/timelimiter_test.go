@@ -136,7 +136,7 @@ func TestTimeLimiterBoundStreamCountsTheConsumerToo(t *testing.T) {
 	})
 }
 
-func TestTimeLimiterRecordsAnUpstreamErrorAndNothingOnCancel(t *testing.T) {
+func TestTimeLimiterRecordsAnUpstreamErrorAndASuccessOnCancelAfterAnItem(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		tl := newTimeLimiter(t, time.Second)
 		got, _ := observe(limit(t, tl, 0)(newProbe(1, errBoom, 3).Observable()))
@@ -147,7 +147,7 @@ func TestTimeLimiterRecordsAnUpstreamErrorAndNothingOnCancel(t *testing.T) {
 		p.hang = true
 		assert.Equal(t, []string{"1"}, take(limit(t, tl, 0)(p.Observable()), 1))
 		m := tl.Metrics()
-		assert.Equal(t, int64(0), m.NumberOfSuccessfulCalls)
+		assert.Equal(t, int64(1), m.NumberOfSuccessfulCalls, "cancelled after an item, as CircuitBreaker")
 		assert.Equal(t, int64(1), m.NumberOfFailedCalls)
 		assert.Equal(t, int64(0), m.NumberOfTimedOutCalls)
 	})

@@ -112,7 +112,12 @@ func (s *subscription[T]) attempt(n int) attemptResult {
 		}
 		permit.OnError(res.err)
 	default: // ended from outside: the consumer left, or retry starts over
+		// Both patterns agree on an attempt ended from outside: a success once src has
+		// emitted, nothing otherwise.
 		if produced > 0 {
+			if tl != nil {
+				tl.OnSuccess(end.Sub(tlStart))
+			}
 			permit.OnSuccess()
 		} else {
 			permit.Release()
@@ -173,7 +178,10 @@ func (a *streamAttempt[T]) run() {
 	case <-a.done:
 	case <-a.ctx.Done():
 		if a.timeoutErr != nil && context.Cause(a.ctx) == a.timeoutErr {
-			return // abandon a Source that does not return at the limit
+			// Abandon a Source that does not return at the limit; the subscription waits
+			// for it before closing its output.
+			a.s.abandoned = append(a.s.abandoned, a.done)
+			return
 		}
 		<-a.done
 	}

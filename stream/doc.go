@@ -45,8 +45,12 @@
 // cancelled, releasing their bulkhead and half-open permits and their rate-limiter
 // reservations without being recorded as failures. Once the context is done an operator
 // sends nothing more, even to a consumer still reading (results a Buffer already holds stay
-// readable). Once an output channel is closed, the
-// operator's goroutines have ended or are ending and every call it made has returned.
+// readable). Once an output channel of Map, Filter, FlatMap or Batch is closed, the
+// operator's goroutines have ended or are ending and every call it made has returned, calls a
+// TimeLimiter of the pipeline gave up on included: the caller has its Result (a timeout) at the
+// deadline, and the output stays open until the abandoned call returns too, so that a client
+// closed right after the stream ends is no longer in use. A call that ignores its context
+// therefore holds the output open as long as it runs. Subscribe's output likewise closes only once every Source it called has returned.
 //
 // One leak cannot be prevented: a consumer that stops reading without cancelling the
 // context leaves the operator blocked on its next send for ever, as with any channel. Stop

@@ -11,6 +11,7 @@ import (
 	"github.com/levee-go/levee/internal/engine"
 	"github.com/levee-go/levee/internal/pipeline"
 	"github.com/levee-go/levee/internal/safe"
+	"github.com/levee-go/levee/internal/tracker"
 )
 
 // stage is the engine behind the per-emission operators: it reads elements V from in, makes
@@ -39,6 +40,9 @@ type stage[V, C, O any] struct {
 	// (Batch's batcher). It must return once ctx is done.
 	feed func()
 	wg   sync.WaitGroup // the feed
+	// calls counts the goroutines a TimeLimiter runs calls on, under ctx: the output is
+	// closed only once those it gave up on have returned too.
+	calls tracker.Tracker
 }
 
 func newStage[V, C, O any](op string, in <-chan V, p *levee.Pipeline[C], fn func(context.Context, V) (C, error),
@@ -76,7 +80,7 @@ func newStage[V, C, O any](op string, in <-chan V, p *levee.Pipeline[C], fn func
 
 // start runs the stage under a context derived from ctx and returns its output.
 func (s *stage[V, C, O]) start(ctx context.Context) <-chan Result[V, O] {
-	s.ctx, s.cancel = context.WithCancel(safe.Ctx(ctx))
+	s.ctx, s.cancel = context.WithCancel(tracker.With(safe.Ctx(ctx), &s.calls))
 	s.done = s.ctx.Done()
 	s.yield = s.send
 	if s.feed != nil {
@@ -90,11 +94,13 @@ func (s *stage[V, C, O]) start(ctx context.Context) <-chan Result[V, O] {
 	return s.out
 }
 
-// run runs the engine, then waits for the feed and closes the output: once the output is
-// closed, every call the stage made has returned and released its permits.
+// run runs the engine, then waits for the feed and for the calls a TimeLimiter gave up on, and
+// closes the output: once the output is closed, every call the stage made has returned and
+// released its permits, those a TimeLimiter gave up on included.
 func (s *stage[V, C, O]) run() {
 	s.engine.Run(s.done, s.cancel)
 	s.wg.Wait()
+	s.calls.Wait(nil)
 	close(s.out)
 }
 

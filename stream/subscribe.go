@@ -95,7 +95,9 @@ func WithFallbackSource[T any](fn func(ctx context.Context, cause error, emit fu
 //   - TimeLimiter: bounds the attempt as TimeLimit says (default BoundEachElement); at the
 //     limit the attempt's context is cancelled and the attempt fails with a
 //     *timelimiter.TimeoutError at once, even if src ignores its context (src then finishes on
-//     its own, still holding its bulkhead permit). One SUCCESS or ERROR/TIMEOUT per attempt.
+//     its own, still holding its bulkhead permit, and the output is closed only once it has). One SUCCESS or ERROR/TIMEOUT per attempt,
+//     agreeing with the breaker: when the consumer cancels (or retry starts over) after src
+//     emitted an element, SUCCESS; before any element, nothing.
 //     DisableCancelRunningFuture does not apply: past the limit emit refuses every element,
 //     so a source left running could do nothing useful.
 //   - Bulkhead: a permit is held for the attempt's whole life and released exactly once:
@@ -113,8 +115,10 @@ func WithFallbackSource[T any](fn func(ctx context.Context, cause error, emit fu
 // context.Background().
 //
 // Subscribe runs one goroutine per subscription and one per attempt, which ends when src
-// returns. Once the output is closed every attempt has ended and released its permits,
-// except an attempt abandoned at a time limit whose src has not returned yet.
+// returns. Once the output is closed every attempt has ended and released its permits, an
+// attempt abandoned at a time limit included: its timeout is delivered (or retried) at the
+// limit, and the output stays open until its src has returned, so a src that ignores its
+// context holds the output open as long as it runs.
 func Subscribe[T any](ctx context.Context, ps levee.Patterns, src Source[T], opts ...Option) (<-chan Item[T], error) {
 	set, err := collect("Subscribe", perSubscription, opts)
 	if err != nil {
@@ -167,11 +171,19 @@ type subscription[T any] struct {
 	rc            retry.Context // owned by run; emit uses it only while run waits for the attempt
 	retryOnResult bool
 	drainOnResult bool
+
+	abandoned []chan struct{} // the done channels of attempts abandoned at a time limit; owned by run
 }
 
-// run makes the attempts, then the fallback, and closes the output.
+// run makes the attempts, then the fallback, and closes the output once every attempt's
+// Source has returned, those abandoned at a time limit included.
 func (s *subscription[T]) run() {
-	defer close(s.out)
+	defer func() {
+		for _, done := range s.abandoned {
+			<-done
+		}
+		close(s.out)
+	}()
 	s.rc = s.ps.Retry.NewContext()
 	var cause error
 	for n := 1; ; n++ {

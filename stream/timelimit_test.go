@@ -147,13 +147,14 @@ func TestSubscribeTimeLimitAbandonsASourceThatIgnoresItsContext(t *testing.T) {
 			return nil
 		}))
 		require.NoError(t, err)
-		all := drain(items)
-		require.Len(t, all, 1)
-		assert.ErrorIs(t, all[0].Err, timelimiter.ErrTimeout)
-		assert.Equal(t, time.Second, time.Since(start))
-		assert.Equal(t, 0, available(bh), "the abandoned source still runs")
-		assert.Equal(t, 10*time.Second, <-returned)
+		first := <-items
+		assert.ErrorIs(t, first.Err, timelimiter.ErrTimeout)
+		assert.Equal(t, time.Second, time.Since(start), "the timeout comes at the limit")
 		synctest.Wait()
+		assert.Equal(t, 0, available(bh), "the abandoned source still runs")
+		assert.Empty(t, drain(items))
+		assert.Equal(t, 10*time.Second, time.Since(start), "the output closes once the source has returned")
+		assert.Equal(t, 10*time.Second, <-returned)
 		assert.Equal(t, 1, available(bh))
 	})
 }

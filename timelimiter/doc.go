@@ -29,7 +29,9 @@
 // the caller has given up on it. Its goroutine ends when the call returns, its result is
 // dropped, and until then it is counted in Metrics().NumberOfAbandonedCalls, so that a
 // dependency that leaks goroutines this way shows up in the metrics. A panic in such a goroutine
-// is recovered and becomes a *levee.PanicError, never a crash of the process.
+// is recovered and becomes a *levee.PanicError, never a crash of the process. The
+// per-emission operators of package stream and the rxgo operators module count these
+// goroutines and close their output only once they have ended.
 //
 // # Cost
 //

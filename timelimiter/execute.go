@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/levee-go/levee/internal/safe"
+	"github.com/levee-go/levee/internal/tracker"
 )
 
 // Execute runs call(attemptCtx) in a goroutine of its own, with attemptCtx derived from ctx,
@@ -48,7 +49,7 @@ func Execute[T any](ctx context.Context, tl *TimeLimiter, call func(context.Cont
 		return zero, err
 	}
 	start := time.Now()
-	a := &attempt[T]{tl: tl, call: call}
+	a := &attempt[T]{tl: tl, call: call, tr: tracker.From(ctx)}
 	var deadline <-chan time.Time
 	if tl.cancelRunning {
 		a.ctx, a.cancel = context.WithTimeout(ctx, tl.timeout)
@@ -60,6 +61,7 @@ func Execute[T any](ctx context.Context, tl *TimeLimiter, call func(context.Cont
 		defer timer.Stop()
 		deadline = timer.C
 	}
+	a.tr.Start() // an operator above waits for the goroutine, abandoned or not
 	go a.run()
 	// a.ctx ends when the call returns (run cancels it), at the deadline when it carries
 	// it, or when ctx ends. Whichever woke us, outcome reads the attempt's state, not which
@@ -91,13 +93,15 @@ type attempt[T any] struct {
 	call   func(context.Context) (T, error)
 	ctx    context.Context
 	cancel context.CancelFunc
-	v      T     // written by the goroutine before state leaves running
-	err    error // likewise
+	tr     *tracker.Tracker // the caller's operator's, if any: counts the goroutine
+	v      T                // written by the goroutine before state leaves running
+	err    error            // likewise
 }
 
 // run makes the call and stores its result. The store comes right after the call's return,
 // before anything else, to keep the window described in Execute as short as it can be.
 func (a *attempt[T]) run() {
+	defer a.tr.Done() // last: the call and the layers inside the limiter have all returned
 	stored := false
 	defer func() {
 		if !stored { // the call panicked, or called runtime.Goexit (recover returns nil)

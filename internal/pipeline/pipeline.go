@@ -221,6 +221,31 @@ func execTimeLimited[A, T any](ctx context.Context, tl *timelimiter.TimeLimiter,
 	return r.v, err
 }
 
+// Recover answers err, the failure of a call refused before c could run it (a worker pool's
+// rejection), with the fallbacks of c, innermost first, as if the call inside them had failed
+// with err; the other patterns of c never see it, since the call never reached them. It
+// returns err unchanged when c has no fallback, or none answers. A nil c guards nothing.
+func Recover[T any](ctx context.Context, c *Chain[T], err error) (T, fallback.Outcome, error) {
+	ctx = safe.Ctx(ctx)
+	var v T
+	var out fallback.Outcome
+	if c == nil {
+		return v, out, err
+	}
+	for i := range c.layers {
+		l := &c.layers[i]
+		if l.kind != kindFallback {
+			continue
+		}
+		var o fallback.Outcome
+		v, o, err = l.fb.Handle(ctx, v, err)
+		if o.Fallback {
+			out = o
+		}
+	}
+	return v, out, err
+}
+
 // pipelineChain returns the *Chain[T] behind a *levee.Pipeline[T], as any. Package levee
 // imports this one, not the reverse, so it installs the function once, from its init.
 var pipelineChain func(p any) any
