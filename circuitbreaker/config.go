@@ -145,8 +145,8 @@ type Config struct {
 	// returns OpenFor or OpenUntil, the call was permitted in CLOSED and that CLOSED period is
 	// still current, the breaker opens for that long, as TransitionToOpenStateFor/Until (the
 	// attempt number does not grow), at most once per CLOSED period; otherwise the answer is
-	// ignored (the probe whose outcome closes a HALF_OPEN breaker does not open the new
-	// CLOSED period, unlike Resilience4j). It is
+	// ignored (so the probe whose outcome closes a HALF_OPEN breaker does not open the new
+	// CLOSED period). It is
 	// also called for results RecordResultPredicate records as failures. Permit.OnSuccess,
 	// having no result, does not call it. A function that panics asks for nothing. Setting it
 	// makes Execute box each result into an any (an allocation for most T). [nil]

@@ -59,8 +59,7 @@ type Event struct {
 	// Late is set on SUCCESS, ERROR and IGNORED_ERROR when the call's permit was granted by an
 	// earlier period than the current one (the breaker changed state, or Reset, while the
 	// call ran): the event tells that the call ended, but its outcome was recorded in no
-	// window and could move nothing (see Permit). Resilience4j has no such events: it
-	// records the outcome in whatever state is current.
+	// window and moved nothing (see Permit).
 	Late bool
 }
 

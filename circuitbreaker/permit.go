@@ -21,14 +21,16 @@ import "time"
 //     set), but it is recorded in no window, counts in no Metrics figure, is not shown to
 //     TransitionOnResult and moves nothing. So a call admitted in CLOSED that ends while the
 //     breaker is HALF_OPEN cannot decide the probes' trial, and one that ends while it is
-//     OPEN leaves the metrics of the window that opened it as they were.
+//     OPEN leaves the metrics of the window that opened it as they were. A subscriber that
+//     counts calls from events sees it; it can leave it out by its Late flag.
 //   - A release (Release, or OnError with an ignored error) goes back to the granting period
 //     too: a HALF_OPEN probe's permit returns to its own period's budget, never to a later
 //     one.
 //
 // The period is compared once, when the outcome is reported: an outcome reported while the
-// period is still current counts in it even if another goroutine's outcome leaves the period
-// an instant later (no transition is made from a period that has been left).
+// period is still current counts in it even if another goroutine leaves the period an instant
+// later (it may then show in the window an OPEN period inherited, but no transition is made
+// from a period that has been left).
 //
 // Completing a Permit twice (or releasing it after reporting an outcome) is a mistake that is
 // made harmless where it matters: a HALF_OPEN probe is tracked by its period, so a second
