@@ -8,39 +8,40 @@ import (
 	"github.com/levee-go/levee/internal/safe"
 )
 
-// current reports whether permit p's period is the breaker's current one: only then does
-// p's outcome count. One pointer comparison, made once per outcome, when it is reported.
-func (cb *CircuitBreaker) current(p Permit) bool { return cb.state.Load() == p.st }
+// current reports whether period st, which granted a permit, is the breaker's current one:
+// only then does the permit's outcome count. One pointer comparison, made once per outcome,
+// when it is reported.
+func (cb *CircuitBreaker) current(st *circuitState) bool { return cb.state.Load() == st }
 
-// succeeded publishes SUCCESS for permit p's call, which took d and ended at end (time since
-// the epoch), and records it if p's period is current; it reports whether it was.
-func (cb *CircuitBreaker) succeeded(p Permit, d, end time.Duration) bool {
-	cur := cb.current(p)
+// succeeded publishes SUCCESS for a call permitted by period st, which took d and ended at end
+// (time since the epoch), and records it if st is current; it reports whether it was.
+func (cb *CircuitBreaker) succeeded(st *circuitState, d, end time.Duration) bool {
+	cur := cb.current(st)
 	if cb.events.Active() {
 		cb.publish(Event{Type: EventSuccess, Duration: d, Late: !cur})
 	}
 	if cur {
-		cb.record(p.st, d, end, false)
+		cb.record(st, d, end, false)
 	}
 	return cur
 }
 
-// returned handles a call of permit p that returned result and no error, and reports whether
-// p's period was current.
-func (cb *CircuitBreaker) returned(p Permit, d, end time.Duration, result any) bool {
+// returned handles a call permitted by period st that returned result and no error, and
+// reports whether st was current.
+func (cb *CircuitBreaker) returned(st *circuitState, d, end time.Duration, result any) bool {
 	// A predicate that panics records the call as a failure rather than crashing the caller.
 	if pr := cb.cfg.RecordResultPredicate; pr != nil && result != nil && safe.Predicate(pr, result, true) {
-		cur := cb.current(p)
+		cur := cb.current(st)
 		if cb.events.Active() {
 			cb.publish(Event{Type: EventError, Duration: d, Late: !cur,
 				Err: &ResultRecordedAsFailureError{Name: cb.name, Result: result}})
 		}
 		if cur {
-			cb.record(p.st, d, end, true)
+			cb.record(st, d, end, true)
 		}
 		return cur
 	}
-	return cb.succeeded(p, d, end)
+	return cb.succeeded(st, d, end)
 }
 
 // failed handles an error outcome of permit p that took d and ended at end (time since the
@@ -50,14 +51,14 @@ func (cb *CircuitBreaker) failed(p Permit, d, end time.Duration, result any, err
 	switch cb.classify(err) {
 	case ignored:
 		if p.release() && cb.events.Active() {
-			cb.publish(Event{Type: EventIgnoredError, Duration: d, Err: err, Late: !cb.current(p)})
+			cb.publish(Event{Type: EventIgnoredError, Duration: d, Err: err, Late: !cb.current(p.st)})
 		}
 		return
 	case failure:
 		if !p.finish() {
 			return
 		}
-		cur = cb.current(p)
+		cur = cb.current(p.st)
 		if cb.events.Active() {
 			cb.publish(Event{Type: EventError, Duration: d, Err: err, Late: !cur})
 		}
@@ -68,7 +69,7 @@ func (cb *CircuitBreaker) failed(p Permit, d, end time.Duration, result any, err
 		if !p.finish() {
 			return
 		}
-		cur = cb.succeeded(p, d, end)
+		cur = cb.succeeded(p.st, d, end)
 	}
 	cb.transitionOnResult(p, cur, result, err)
 }

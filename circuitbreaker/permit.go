@@ -56,7 +56,7 @@ type Permit struct {
 func (p Permit) OnSuccess() {
 	if p.cb != nil && p.finish() {
 		end := p.cb.now()
-		p.cb.succeeded(p, end-p.start, end)
+		p.cb.succeeded(p.st, end-p.start, end)
 	}
 }
 
@@ -103,7 +103,7 @@ func (p Permit) OnResult(result any, err error) {
 		return
 	}
 	if p.finish() {
-		p.cb.transitionOnResult(p, p.cb.returned(p, d, end, result), result, nil)
+		p.cb.transitionOnResult(p, p.cb.returned(p.st, d, end, result), result, nil)
 	}
 }
 
