@@ -174,9 +174,12 @@ func TestLateOutcomeNotCountedInNewClosedPeriod(t *testing.T) {
 		SlidingWindowSize:                     4,
 		MinimumNumberOfCalls:                  2,
 		PermittedNumberOfCallsInHalfOpenState: 3,
-		TransitionOnResult: func(any, error) cb.Transition {
+		TransitionOnResult: func(_ any, err error) cb.Transition {
 			consulted++
-			return cb.OpenFor(time.Hour)
+			if err != nil {
+				return cb.OpenFor(time.Hour)
+			}
+			return cb.Transition{}
 		},
 	}
 	b := mustNew(t, cfg)

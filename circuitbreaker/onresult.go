@@ -32,23 +32,28 @@ func (tr Transition) Opens() bool { return tr.kind != noTransition }
 
 // transitionOnResult consults TransitionOnResult after an outcome of permit p was recorded,
 // which cur reports (an outcome of an earlier period is not shown to it), and applies its
-// answer to p's period if that is CLOSED and still current (at most once per CLOSED period,
-// as a threshold opening); the attempt number is not incremented. A function that panics asks
-// for nothing.
+// answer to the period the outcome left the breaker in, if that is CLOSED: p's own CLOSED
+// period, or, for a HALF_OPEN probe, the CLOSED period its trial has just closed into (as
+// Resilience4j, so a probe answered 429 with Retry-After reopens the breaker until then). At
+// most once per CLOSED period, as a threshold opening; the attempt number is not incremented.
+// A function that panics asks for nothing.
 func (cb *CircuitBreaker) transitionOnResult(p Permit, cur bool, result any, err error) {
 	f := cb.cfg.TransitionOnResult
 	if f == nil || !cur {
 		return
 	}
 	tr := safeTransition(f, result, err)
-	if tr.kind == noTransition || p.st.kind != Closed {
+	if tr.kind == noTransition {
+		return
+	}
+	st := cb.state.Load()
+	if st.kind != Closed || st != p.st && p.st.kind != HalfOpen {
 		return
 	}
 	wait := tr.wait
 	if tr.kind == openUntil {
 		wait = time.Until(tr.until)
 	}
-	st := p.st
 	cb.swap(st, cb.newOpen(st.attempts, st.metrics, cb.after(wait)))
 }
 
