@@ -42,13 +42,20 @@ func TestTransitionToStateAfterWaitDurationClosed(t *testing.T) {
 			cb.EventFailureRateExceeded, cb.EventStateTransition, cb.EventStateTransition, cb.EventStateTransition}, ev.types())
 		assert.Equal(t, []string{"CLOSED>OPEN", "OPEN>HALF_OPEN", "HALF_OPEN>CLOSED"}, ev.transitions())
 
-		probe.OnSuccess() // the late probe lands in the CLOSED window, as any late outcome
-		assert.Equal(t, counts{buffered: 1, successful: 1}, countsOf(b.Metrics()))
+		ev.reset()
+		probe.OnSuccess() // the late probe's outcome is published, not recorded in the CLOSED window
+		assert.Equal(t, counts{}, countsOf(b.Metrics()))
+		require.Len(t, ev.list(), 1)
+		assert.Equal(t, cb.EventSuccess, ev.list()[0].Type)
+		assert.True(t, ev.list()[0].Late)
 
-		// CLOSED reset the attempts: the next opening is attempt 1 again
+		// CLOSED reset the attempts: the next opening is attempt 1 again (four failures: the
+		// window holds only this period's calls)
 		for range 3 {
 			require.ErrorIs(t, fail(b), errBoom)
 		}
+		require.Equal(t, cb.Closed, b.State(), "3 calls, below the minimum of 4")
+		require.ErrorIs(t, fail(b), errBoom)
 		require.Equal(t, cb.Open, b.State())
 		assert.Equal(t, []int{1, 1}, attempts)
 	})

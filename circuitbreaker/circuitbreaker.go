@@ -15,7 +15,7 @@ import (
 // The current state is an object behind an atomic pointer, replaced by compare-and-swap on
 // every transition (a new object each time, even into the same state), and each object owns
 // its window. So asking for permission takes no mutex, an outcome decides at most one
-// transition, and a permit goes back to the period that granted it. Recording an outcome
+// transition, and a permit reports to the period that granted it. Recording an outcome
 // holds the window's mutex only while its ring and totals change, so every decision is made
 // on an exact window.
 //

@@ -139,13 +139,16 @@ type Config struct {
 	RecordResultPredicate func(result any) bool
 
 	// TransitionOnResult, when set, can open the breaker on one call's outcome, as
-	// Resilience4j's transitionOnResult: after each recorded outcome (not an ignored error, a
-	// cancelled call or a refusal) of Execute, Permit.OnResult or Permit.OnError, it is called
-	// with the call's result (Execute's value, OnResult's result, nil from OnError) and error.
-	// When it returns OpenFor or OpenUntil and the outcome left the breaker CLOSED, the breaker
-	// opens for that long, as TransitionToOpenStateFor/Until (the attempt number does not
-	// grow), at most once per CLOSED period; in any other state the answer is ignored. It is
-	// also called for results RecordResultPredicate records as failures. Permit.OnSuccess,
+	// Resilience4j's transitionOnResult: after each outcome recorded in the current period
+	// (not a late outcome of an earlier period, see Permit, nor an ignored error, a cancelled
+	// call or a refusal) of Execute, Permit.OnResult or Permit.OnError, it is called with the
+	// call's result (Execute's value, OnResult's result, nil from OnError) and error. When it
+	// returns OpenFor or OpenUntil and the outcome left the breaker CLOSED (the call's own
+	// CLOSED period still current, or the CLOSED period a HALF_OPEN probe's trial has just
+	// closed into, as Resilience4j), the breaker opens for that long, as
+	// TransitionToOpenStateFor/Until (the attempt number does not grow), at most once per
+	// CLOSED period; otherwise the answer is ignored. It is also called for results
+	// RecordResultPredicate records as failures. Permit.OnSuccess,
 	// having no result, does not call it. A function that panics asks for nothing. Setting it
 	// makes Execute box each result into an any (an allocation for most T). [nil]
 	TransitionOnResult func(result any, err error) Transition

@@ -13,7 +13,9 @@
 // ErrCallNotPermitted. Code that cannot wrap the call in one function (a stream, a future, a
 // callback) uses the permit API instead: Acquire returns a Permit value, and the call is
 // reported on it exactly once with OnSuccess, OnError, OnResult or Release. The permit measures
-// the call itself and reports to the period that granted it.
+// the call itself and reports to the period that granted it: a period is one stay in one state,
+// begun by a transition (even into the same state) or Reset, and a call's outcome counts only
+// if its period is still the current one when the call ends (see Permit).
 //
 // # States
 //
@@ -55,10 +57,17 @@
 //     limiter or breaker) never reaches RecordErrors, IgnoreErrors or the predicates: it is
 //     ignored unless RecordRejections matches it. Resilience4j's behaviour is one line away:
 //     RecordRejections: []error{bulkhead.ErrBulkheadFull}.
-//   - A permit goes back only to the period that granted it: a call admitted in CLOSED or in
-//     an earlier HALF_OPEN period cannot enlarge a later period's probe budget, and a HALF_OPEN
-//     probe completed twice is counted once. Resilience4j's releasePermission releases into
-//     whatever state is current.
+//   - A permit reports only to the period that granted it. Its release goes back to that
+//     period: a call admitted in CLOSED or in an earlier HALF_OPEN period cannot enlarge a
+//     later period's probe budget, and a HALF_OPEN probe completed twice is counted once.
+//     Its outcome (success, failure, slow call, ignored error, result recorded as failure)
+//     counts only if that period is still current when it is reported, as gobreaker's
+//     generations: a late one is published (SUCCESS, ERROR or IGNORED_ERROR with Event.Late
+//     set) but recorded in no window, shown to no TransitionOnResult, and moves nothing. So a
+//     slow call admitted in CLOSED cannot decide a HALF_OPEN trial in place of its probes,
+//     the probe that closes the breaker cannot open the new CLOSED period through
+//     TransitionOnResult, and OPEN's metrics stay those of the window that opened it.
+//     Resilience4j records a late outcome in whatever state is current (and releases into it).
 //   - TransitionOnResult is also consulted for results RecordResultPredicate records as
 //     failures and for nil results, so a 503 that is both a failure and carries Retry-After
 //     opens the breaker until then.

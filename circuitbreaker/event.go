@@ -10,13 +10,14 @@ import (
 type EventType int
 
 const (
-	// EventSuccess: a success was recorded (also an error that the record lists do not
-	// match). Duration is set.
+	// EventSuccess: a call ended as a success (also an error that the record lists do not
+	// match), recorded unless Late is set. Duration, Late.
 	EventSuccess EventType = iota
-	// EventError: a failure was recorded. Duration and Err are set; Err is a
-	// *ResultRecordedAsFailureError when RecordResultPredicate matched a value.
+	// EventError: a call ended as a failure, recorded unless Late is set. Duration, Err,
+	// Late; Err is a *ResultRecordedAsFailureError when RecordResultPredicate matched a value.
 	EventError
-	// EventIgnoredError: an error was ignored and its permission released. Duration, Err.
+	// EventIgnoredError: an error was ignored and its permission released. Duration, Err,
+	// Late.
 	EventIgnoredError
 	// EventNotPermitted: a permission was refused.
 	EventNotPermitted
@@ -55,11 +56,25 @@ type Event struct {
 	// FailureRate and SlowCallRate are the window's rates, in percent, that the
 	// *_RATE_EXCEEDED events were decided on (both are set on both events).
 	FailureRate, SlowCallRate float32
+	// Late is set on SUCCESS, ERROR and IGNORED_ERROR when the call's permit was granted by an
+	// earlier period than the current one (the breaker changed state, or Reset, while the
+	// call ran): the event tells that the call ended, but its outcome was recorded in no
+	// window and moved nothing (see Permit).
+	Late bool
 }
 
 // String describes e in the words of Resilience4j's event messages, without the time:
-// "CircuitBreaker 'payment' changed state from CLOSED to OPEN".
+// "CircuitBreaker 'payment' changed state from CLOSED to OPEN". A Late event's message ends
+// with " (late: permitted by an earlier period, not recorded)".
 func (e Event) String() string {
+	s := e.message()
+	if e.Late {
+		s += " (late: permitted by an earlier period, not recorded)"
+	}
+	return s
+}
+
+func (e Event) message() string {
 	switch e.Type {
 	case EventSuccess:
 		return fmt.Sprintf("CircuitBreaker '%s' recorded a successful call. Elapsed time: %v", e.Name, e.Duration)

@@ -63,11 +63,10 @@ func Execute[T any](ctx context.Context, cb *CircuitBreaker, call func(context.C
 	case err == nil:
 		if cb.cfg.RecordResultPredicate == nil && cb.cfg.TransitionOnResult == nil {
 			if p.finish() {
-				cb.succeeded(d, end)
+				cb.succeeded(p.st, d, end)
 			}
 		} else if p.finish() {
-			cb.returned(d, end, v)
-			cb.transitionOnResult(v, nil)
+			cb.transitionOnResult(p, cb.returned(p.st, d, end, v), v, nil)
 		}
 	case safe.CallerCancelled(ctx, err):
 		p.release()

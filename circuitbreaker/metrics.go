@@ -3,9 +3,10 @@ package circuitbreaker
 // Metrics is a snapshot of the current state's metrics, as Resilience4j's
 // CircuitBreaker.Metrics. The window counts are taken from one consistent read.
 //
-// OPEN shows the metrics of the state it was entered from (the CLOSED or HALF_OPEN window
-// that opened it, which late outcomes still reach); every other state starts empty.
-// DISABLED and FORCED_OPEN never record.
+// OPEN shows the metrics of the state it was entered from: the CLOSED or HALF_OPEN window
+// that opened it, as it was then (outcomes of that period reported later are not recorded,
+// see Permit), and the refusals since. Every other state starts empty. DISABLED and
+// FORCED_OPEN never record.
 type Metrics struct {
 	State State // the state whose metrics these are
 	// FailureRate and SlowCallRate are in percent, or -1 while the window holds fewer calls

@@ -30,27 +30,31 @@ func OpenUntil(t time.Time) Transition { return Transition{kind: openUntil, unti
 // Opens reports whether tr asks the breaker to open.
 func (tr Transition) Opens() bool { return tr.kind != noTransition }
 
-// transitionOnResult consults TransitionOnResult after a recorded outcome and applies its
-// answer to the current period if it is CLOSED (at most once per CLOSED period, as a threshold
-// opening); the attempt number is not incremented. A function that panics asks for nothing.
-func (cb *CircuitBreaker) transitionOnResult(result any, err error) {
+// transitionOnResult consults TransitionOnResult after an outcome of permit p was recorded,
+// which cur reports (an outcome of an earlier period is not shown to it), and applies its
+// answer to the period the outcome left the breaker in, if that is CLOSED: p's own CLOSED
+// period, or, for a HALF_OPEN probe, the CLOSED period its trial has just closed into (as
+// Resilience4j, so a probe answered 429 with Retry-After reopens the breaker until then). At
+// most once per CLOSED period, as a threshold opening; the attempt number is not incremented.
+// A function that panics asks for nothing.
+func (cb *CircuitBreaker) transitionOnResult(p Permit, cur bool, result any, err error) {
 	f := cb.cfg.TransitionOnResult
-	if f == nil {
+	if f == nil || !cur {
 		return
 	}
 	tr := safeTransition(f, result, err)
 	if tr.kind == noTransition {
 		return
 	}
-	cur := cb.state.Load()
-	if cur.kind != Closed {
+	st := cb.state.Load()
+	if st.kind != Closed || st != p.st && p.st.kind != HalfOpen {
 		return
 	}
 	wait := tr.wait
 	if tr.kind == openUntil {
 		wait = time.Until(tr.until)
 	}
-	cb.swap(cur, cb.newOpen(cur.attempts, cur.metrics, cb.after(wait)))
+	cb.swap(st, cb.newOpen(st.attempts, st.metrics, cb.after(wait)))
 }
 
 func safeTransition(f func(any, error) Transition, result any, err error) (tr Transition) {

@@ -151,7 +151,7 @@ func TestTransitionOnResultActsOnlyInClosed(t *testing.T) {
 		require.NoError(t, ok(b))
 		assert.Equal(t, cb.HalfOpen, b.State(), "the first probe's answer was ignored")
 		require.NoError(t, ok(b))
-		assert.Equal(t, cb.Open, b.State())
+		assert.Equal(t, cb.Open, b.State(), "the closing probe's answer applies to the new CLOSED period")
 		assert.Equal(t, []string{"CLOSED>OPEN", "OPEN>HALF_OPEN", "HALF_OPEN>CLOSED", "CLOSED>OPEN"}, ev.transitions())
 		time.Sleep(time.Hour)
 		assert.ErrorIs(t, try(b), cb.ErrCallNotPermitted)

@@ -8,49 +8,70 @@ import (
 	"github.com/levee-go/levee/internal/safe"
 )
 
-func (cb *CircuitBreaker) succeeded(d, end time.Duration) {
+// current reports whether period st, which granted a permit, is the breaker's current one:
+// only then does the permit's outcome count. One pointer comparison, made once per outcome,
+// when it is reported.
+func (cb *CircuitBreaker) current(st *circuitState) bool { return cb.state.Load() == st }
+
+// succeeded publishes SUCCESS for a call permitted by period st, which took d and ended at end
+// (time since the epoch), and records it if st is current; it reports whether it was.
+func (cb *CircuitBreaker) succeeded(st *circuitState, d, end time.Duration) bool {
+	cur := cb.current(st)
 	if cb.events.Active() {
-		cb.publish(Event{Type: EventSuccess, Duration: d})
+		cb.publish(Event{Type: EventSuccess, Duration: d, Late: !cur})
 	}
-	cb.record(d, end, false)
+	if cur {
+		cb.record(st, d, end, false)
+	}
+	return cur
 }
 
-func (cb *CircuitBreaker) returned(d, end time.Duration, result any) {
+// returned handles a call permitted by period st that returned result and no error, and
+// reports whether st was current.
+func (cb *CircuitBreaker) returned(st *circuitState, d, end time.Duration, result any) bool {
 	// A predicate that panics records the call as a failure rather than crashing the caller.
-	if p := cb.cfg.RecordResultPredicate; p != nil && result != nil && safe.Predicate(p, result, true) {
+	if pr := cb.cfg.RecordResultPredicate; pr != nil && result != nil && safe.Predicate(pr, result, true) {
+		cur := cb.current(st)
 		if cb.events.Active() {
-			cb.publish(Event{Type: EventError, Duration: d, Err: &ResultRecordedAsFailureError{Name: cb.name, Result: result}})
+			cb.publish(Event{Type: EventError, Duration: d, Late: !cur,
+				Err: &ResultRecordedAsFailureError{Name: cb.name, Result: result}})
 		}
-		cb.record(d, end, true)
-		return
+		if cur {
+			cb.record(st, d, end, true)
+		}
+		return cur
 	}
-	cb.succeeded(d, end)
+	return cb.succeeded(st, d, end)
 }
 
 // failed handles an error outcome of permit p that took d and ended at end (time since the
 // epoch); result goes to TransitionOnResult along with err.
 func (cb *CircuitBreaker) failed(p Permit, d, end time.Duration, result any, err error) {
+	var cur bool
 	switch cb.classify(err) {
 	case ignored:
 		if p.release() && cb.events.Active() {
-			cb.publish(Event{Type: EventIgnoredError, Duration: d, Err: err})
+			cb.publish(Event{Type: EventIgnoredError, Duration: d, Err: err, Late: !cb.current(p.st)})
 		}
 		return
 	case failure:
 		if !p.finish() {
 			return
 		}
+		cur = cb.current(p.st)
 		if cb.events.Active() {
-			cb.publish(Event{Type: EventError, Duration: d, Err: err})
+			cb.publish(Event{Type: EventError, Duration: d, Err: err, Late: !cur})
 		}
-		cb.record(d, end, true)
+		if cur {
+			cb.record(p.st, d, end, true)
+		}
 	default:
 		if !p.finish() {
 			return
 		}
-		cb.succeeded(d, end)
+		cur = cb.succeeded(p.st, d, end)
 	}
-	cb.transitionOnResult(result, err)
+	cb.transitionOnResult(p, cur, result, err)
 }
 
 type classification uint8
@@ -97,12 +118,12 @@ func isPanic(err error) bool {
 	return errors.As(err, &pe)
 }
 
-// record adds an outcome to the current state's window and makes the transition it calls
-// for. Outcomes of calls that started in another period land in the current one, as in
-// Resilience4j; OPEN records into the metrics it inherited but never transitions.
-func (cb *CircuitBreaker) record(d, end time.Duration, failed bool) {
-	st := cb.state.Load()
-	if st.kind == Disabled || st.kind == ForcedOpen {
+// record adds an outcome of period st, which was current when the outcome was reported, to
+// st's window and makes the transition it calls for, from st only: if st has been left
+// meanwhile, the compare-and-swap fails and nothing moves. OPEN and FORCED_OPEN never get
+// here (they grant no permit); DISABLED records nothing.
+func (cb *CircuitBreaker) record(st *circuitState, d, end time.Duration, failed bool) {
+	if st.kind == Disabled {
 		return
 	}
 	o := outcomeCall
@@ -113,9 +134,6 @@ func (cb *CircuitBreaker) record(d, end time.Duration, failed bool) {
 		o |= outcomeSlow
 	}
 	c := st.metrics.win.recordAt(o, end)
-	if st.kind == Open {
-		return
-	}
 	fr, sr := st.metrics.rates(c)
 	v := cb.evaluate(fr, sr)
 	switch st.kind {

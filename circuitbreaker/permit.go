@@ -8,12 +8,37 @@ import "time"
 // onError, onResult or releasePermission: the elapsed time is measured from the grant, so no
 // caller times its call.
 //
+// A period is one stay in one state: every transition (even into the same state, as
+// TransitionToClosedState from CLOSED) and Reset start a new one, so a breaker that went
+// CLOSED → OPEN → HALF_OPEN → CLOSED is in its fourth period. A Permit reports to the period
+// that granted it:
+//
+//   - An outcome (success, failure, slow call, ignored error, result recorded as failure)
+//     reported while that period is current is recorded in its window, may make its
+//     transition and is shown to TransitionOnResult.
+//   - An outcome reported after the breaker has left that period is late: its event is still
+//     published (SUCCESS, ERROR or IGNORED_ERROR, as it would have been, with Event.Late
+//     set), but it is recorded in no window, counts in no Metrics figure, is not shown to
+//     TransitionOnResult and moves nothing. So a call admitted in CLOSED that ends while the
+//     breaker is HALF_OPEN cannot decide the probes' trial, and one that ends while it is
+//     OPEN leaves the metrics of the window that opened it as they were. A subscriber that
+//     counts calls from events sees it; it can leave it out by its Late flag.
+//   - A release (Release, or OnError with an ignored error) goes back to the granting period
+//     too: a HALF_OPEN probe's permit returns to its own period's budget, never to a later
+//     one.
+//
+// The period is compared once, when the outcome is reported: an outcome reported while the
+// period is still current counts in it even if another goroutine leaves the period an instant
+// later (it may then show in the window an OPEN period inherited, but no transition is made
+// from a period that has been left).
+//
 // Completing a Permit twice (or releasing it after reporting an outcome) is a mistake that is
 // made harmless where it matters: a HALF_OPEN probe is tracked by its period, so a second
 // completion of it records nothing and gives back nothing, and that period never admits more
 // than PermittedNumberOfCallsInHalfOpenState calls at a time. A Permit granted in another
-// state records a second outcome again (there is no budget to protect there; the window just
-// counts one call twice). The zero Permit, which a refused Acquire returns, does nothing.
+// state records a second outcome again while its period is current (there is no budget to
+// protect there; the window just counts one call twice). The zero Permit, which a refused
+// Acquire returns, does nothing.
 type Permit struct {
 	cb    *CircuitBreaker
 	st    *circuitState // the period that granted the permission
@@ -22,14 +47,16 @@ type Permit struct {
 	word  uint64        // HALF_OPEN: the slot word that proves the probe is still held
 }
 
-// OnSuccess reports a successful call, as Resilience4j's onSuccess: it publishes SUCCESS and
-// records a success (slow if it took longer than SlowCallDurationThreshold since the grant)
-// in the current state, which may close a HALF_OPEN breaker or open a CLOSED one on its
-// slow-call rate. TransitionOnResult is not consulted: there is no result to show it.
+// OnSuccess reports a successful call, as Resilience4j's onSuccess: it publishes SUCCESS and,
+// if the period that granted the permit is still current, records a success (slow if it took
+// longer than SlowCallDurationThreshold since the grant) in that period's window, which may
+// close a HALF_OPEN breaker or open a CLOSED one on its slow-call rate. A late success is
+// published with Event.Late set and recorded nowhere (see Permit). TransitionOnResult is not
+// consulted: there is no result to show it.
 func (p Permit) OnSuccess() {
 	if p.cb != nil && p.finish() {
 		end := p.cb.now()
-		p.cb.succeeded(end-p.start, end)
+		p.cb.succeeded(p.st, end-p.start, end)
 	}
 }
 
@@ -46,9 +73,12 @@ func (p Permit) OnSuccess() {
 //  4. Neither RecordErrors nor RecordErrorPredicate is set, or one of them matches: a
 //     failure (ERROR, then the failure is recorded). Otherwise a success (SUCCESS).
 //
-// A nil err is recorded as a failure without consulting the lists. After a recorded outcome,
-// TransitionOnResult is consulted with (nil, err). OnError cannot tell the caller's own
-// cancellation: Release such calls instead.
+// A nil err is recorded as a failure without consulting the lists. A failure or success is
+// recorded in the window of the period that granted the permit only while that period is
+// current; late, its event is published with Event.Late set and nothing is recorded (see
+// Permit).
+// After an outcome recorded in the current period, TransitionOnResult is consulted with
+// (nil, err). OnError cannot tell the caller's own cancellation: Release such calls instead.
 func (p Permit) OnError(err error) {
 	if p.cb != nil {
 		end := p.cb.now()
@@ -59,8 +89,9 @@ func (p Permit) OnError(err error) {
 // OnResult reports a call that returned result and err, as Resilience4j's onResult with Go's
 // error argument: a non-nil err is handled as OnError; otherwise, when RecordResultPredicate
 // is set and reports true for a non-nil result, the call is a failure whose ERROR event
-// carries a *ResultRecordedAsFailureError, and else a success. TransitionOnResult is then
-// consulted with (result, err).
+// carries a *ResultRecordedAsFailureError, and else a success. Either is recorded only while
+// the period that granted the permit is current, as for OnSuccess. TransitionOnResult is then
+// consulted with (result, err), unless the outcome was late.
 func (p Permit) OnResult(result any, err error) {
 	if p.cb == nil {
 		return
@@ -72,8 +103,7 @@ func (p Permit) OnResult(result any, err error) {
 		return
 	}
 	if p.finish() {
-		p.cb.returned(d, end, result)
-		p.cb.transitionOnResult(result, nil)
+		p.cb.transitionOnResult(p, p.cb.returned(p.st, d, end, result), result, nil)
 	}
 }
 

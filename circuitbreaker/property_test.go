@@ -14,7 +14,9 @@ import (
 )
 
 // The reference model: a direct, unoptimised transcription of Resilience4j's state machine
-// (RESILIENCE4J.md §1) plus levee's differences, kept as plain lists.
+// (RESILIENCE4J.md §1) plus levee's differences, kept as plain lists. Each period is its own
+// mState: a permit remembers the one that granted it, and its outcome or release counts only
+// there (an outcome only while that period is still the current one).
 
 type mOutcome struct {
 	second       int64
@@ -83,6 +85,37 @@ type model struct {
 	st          *mState
 	ids         int
 	transitions []string
+	outcomes    []string // the SUCCESS, ERROR and IGNORED_ERROR events, as outcomeEvents shows them
+}
+
+// publish is the event of an outcome of a call permitted by period granted, published unless
+// the current state is DISABLED or FORCED_OPEN, and late when granted is no longer current.
+func (m *model) publish(typ cb.EventType, granted *mState) {
+	if m.st.kind == cb.Disabled || m.st.kind == cb.ForcedOpen {
+		return
+	}
+	e := typ.String()
+	if granted != m.st {
+		e += " late"
+	}
+	m.outcomes = append(m.outcomes, e)
+}
+
+// outcomeEvents returns the SUCCESS, ERROR and IGNORED_ERROR events, each as its type,
+// followed by " late" when Late is set.
+func outcomeEvents(r *events) []string {
+	out := []string{}
+	for _, e := range r.list() {
+		switch e.Type {
+		case cb.EventSuccess, cb.EventError, cb.EventIgnoredError:
+			s := e.Type.String()
+			if e.Late {
+				s += " late"
+			}
+			out = append(out, s)
+		}
+	}
+	return out
 }
 
 func (m *model) wait(a int) time.Duration {
@@ -188,15 +221,15 @@ func (m *model) acquire() (*mState, bool) {
 	}
 }
 
-func (m *model) record(failed, slow bool) {
+// record is an outcome of a call permitted by period granted. It counts only if granted is
+// still the current period: an outcome from an earlier period (a late one) is recorded
+// nowhere and moves nothing, so OPEN, which grants no permit, never records either.
+func (m *model) record(granted *mState, failed, slow bool) {
 	s := m.st
-	if s.kind == cb.Disabled || s.kind == cb.ForcedOpen || s.metrics.empty {
+	if granted != s || s.metrics.empty {
 		return
 	}
 	s.metrics.outcomes = append(s.metrics.outcomes, mOutcome{m.now.Unix(), failed, slow})
-	if s.kind == cb.Open {
-		return
-	}
 	_, fr, sr := s.metrics.snapshot(m.now)
 	if fr < 0 {
 		return
@@ -238,8 +271,9 @@ func drawConfig(t *rapid.T) cb.Config {
 }
 
 // TestPropertyStateMachineMatchesModel drives a breaker with random calls, outcomes, durations,
-// permit operations, manual transitions and clock advances, and compares state, metrics and
-// the sequence of transitions with the model after every step.
+// permit operations, manual transitions and clock advances, and compares state, metrics, the
+// sequence of transitions and the outcome events (late or not) with the model after every
+// step. Calls that span a transition (a long Execute, a held permit) make late outcomes.
 func TestPropertyStateMachineMatchesModel(t *testing.T) {
 	rapid.Check(t, func(rt *rapid.T) {
 		rapid.SyncTest(rt, func(rt *rapid.T) {
@@ -299,10 +333,15 @@ func TestPropertyStateMachineMatchesModel(t *testing.T) {
 					}
 					switch kind {
 					case "success":
-						m.record(false, d > cfg.SlowCallDurationThreshold)
+						m.publish(cb.EventSuccess, granted)
+						m.record(granted, false, d > cfg.SlowCallDurationThreshold)
 					case "failure", "panic":
-						m.record(true, d > cfg.SlowCallDurationThreshold)
-					case "ignored", "cancel":
+						m.publish(cb.EventError, granted)
+						m.record(granted, true, d > cfg.SlowCallDurationThreshold)
+					case "ignored":
+						m.publish(cb.EventIgnoredError, granted)
+						m.release(granted)
+					case "cancel":
 						m.release(granted)
 					}
 				case 3: // a permit taken and held
@@ -332,10 +371,16 @@ func TestPropertyStateMachineMatchesModel(t *testing.T) {
 					}
 					// A HALF_OPEN probe completes once; other permits record every outcome.
 					if !h.done || h.granted.kind != cb.HalfOpen {
-						if kind == "ignored" {
+						switch kind {
+						case "ignored":
+							m.publish(cb.EventIgnoredError, h.granted)
 							m.release(h.granted)
-						} else {
-							m.record(kind == "failure", slow)
+						case "failure":
+							m.publish(cb.EventError, h.granted)
+							m.record(h.granted, true, slow)
+						default:
+							m.publish(cb.EventSuccess, h.granted)
+							m.record(h.granted, false, slow)
 						}
 					}
 					h.done = true
@@ -393,6 +438,7 @@ func TestPropertyStateMachineMatchesModel(t *testing.T) {
 				require.Equal(rt, fr, got.FailureRate, "step %d after %s", i, desc)
 				require.Equal(rt, sr, got.SlowCallRate, "step %d after %s", i, desc)
 				require.Equal(rt, append([]string{}, m.transitions...), ev.transitions(), "step %d after %s", i, desc)
+				require.Equal(rt, append([]string{}, m.outcomes...), outcomeEvents(ev), "step %d after %s", i, desc)
 			}
 			// Stop whatever timer the last period armed so the bubble can end promptly.
 			b.Reset()
