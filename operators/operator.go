@@ -183,6 +183,18 @@ func (u *upstream) receive(done <-chan struct{}) (it rxgo.Item, ok bool) {
 	return it, ok
 }
 
+// tryReceive takes an item the upstream has already sent, without waiting.
+func (u *upstream) tryReceive() (it rxgo.Item, ok bool) {
+	select {
+	case it, ok = <-u.ch:
+		if ok {
+			u.took()
+		}
+	default:
+	}
+	return it, ok
+}
+
 // took notes that an item was taken from the channel, for ErrSingleUse.
 func (u *upstream) took() {
 	if !u.marked {
