@@ -87,7 +87,8 @@ type subscription[V, C any] struct {
 	consumer <-chan struct{}
 	send     func(rxgo.Item) bool // s.emit
 	u        *upstream
-	index    int // of the next value item
+	index    int  // of the next value item
+	ended    bool // an error item that ends the subscription has been read: read no further
 	next     chan<- rxgo.Item
 }
 
@@ -117,12 +118,21 @@ func (e *emission[V, C]) run(ctx context.Context, up rxgo.Observable, seen *obse
 	st.Run(s.done, s.cancel)
 }
 
-// receive takes the next upstream item and numbers it.
+// receive takes the next upstream item and numbers it. Once it has taken an error item that
+// ends the subscription, the input has ended: nothing past it is read, so nothing past it is
+// called, however many workers are free.
 func (s *subscription[V, C]) receive(done <-chan struct{}) (numbered, bool) {
+	if s.ended {
+		return numbered{}, false
+	}
 	it, ok := s.u.receive(done)
 	n := numbered{index: s.index, item: it}
-	if ok && it.E == nil {
+	switch {
+	case !ok:
+	case it.E == nil:
 		s.index++
+	case s.e.stop:
+		s.ended = true
 	}
 	return n, ok
 }
