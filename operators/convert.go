@@ -27,7 +27,7 @@ func FromSource[T any](src stream.Source[T]) rxgo.Observable {
 			fail(ctx, next, levee.ErrNilCall)
 			return
 		}
-		p := &pushed[T]{next: next}
+		p := &pushed[T]{next: next, consumer: ctx}
 		p.ctx, p.cancel = context.WithCancel(ctx)
 		err := p.run(src)
 		if err != nil && ctx.Err() == nil {
@@ -40,7 +40,11 @@ func FromSource[T any](src stream.Source[T]) rxgo.Observable {
 type pushed[T any] struct {
 	ctx    context.Context
 	cancel context.CancelFunc
-	next   chan<- rxgo.Item
+	// consumer is the context given to Observe, watched by emit as well: one of a type of the
+	// caller's own reaches ctx only through a goroutine of package context's, a moment after
+	// it is done.
+	consumer context.Context
+	next     chan<- rxgo.Item
 	// mu serialises emit with itself and with the end of run, so that nothing is sent once
 	// run has returned and rxgo.Defer closes the output, even by a Source that emits from
 	// another goroutine or too late. run cancels ctx first to end an emit waiting for the
@@ -73,7 +77,10 @@ func (p *pushed[T]) emit(v T) error {
 	if p.over {
 		return errEmitAfterReturn
 	}
-	if !chans.Send(p.next, rxgo.Of(v), p.ctx.Done()) {
+	if !chans.SendOr(p.next, rxgo.Of(v), p.ctx.Done(), p.consumer.Done()) {
+		if err := p.consumer.Err(); err != nil {
+			return err
+		}
 		return p.ctx.Err()
 	}
 	return nil
@@ -124,8 +131,8 @@ func fromItems[E any](open func(ctx context.Context) (<-chan E, error), item fun
 	if open == nil {
 		return FromSource[E](nil)
 	}
-	return deferred(func(ctx context.Context, next chan<- rxgo.Item) {
-		ctx, cancel := context.WithCancel(ctx)
+	return deferred(func(consumer context.Context, next chan<- rxgo.Item) {
+		ctx, cancel := context.WithCancel(consumer)
 		defer cancel()
 		ch, err := safe.Call(ctx, open)
 		if err == nil && ch == nil {
@@ -135,10 +142,12 @@ func fromItems[E any](open func(ctx context.Context) (<-chan E, error), item fun
 			fail(ctx, next, err)
 			return
 		}
-		done := ctx.Done()
+		// The consumer's done channel too: one of a context of the caller's own type reaches
+		// ctx only through a goroutine of package context's, a moment after it is done.
+		done, left := ctx.Done(), consumer.Done()
 		for {
 			e, ok := chans.Receive(ch, done)
-			if !ok || !chans.Send(next, item(e), done) {
+			if !ok || !chans.SendOr(next, item(e), done, left) {
 				return
 			}
 		}

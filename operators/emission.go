@@ -4,7 +4,6 @@ import (
 	"context"
 
 	"github.com/levee-go/levee"
-	"github.com/levee-go/levee/internal/chans"
 	"github.com/reactivex/rxgo/v2"
 )
 
@@ -53,11 +52,11 @@ func Map[V, R any](p *levee.Pipeline[R], fn func(context.Context, V) (R, error),
 	return e.operator(), nil
 }
 
-func emitValue[V, R any](r Result[V, R], next chan<- rxgo.Item, done <-chan struct{}) bool {
+func emitValue[V, R any](r Result[V, R], send func(rxgo.Item) bool) bool {
 	if r.Err != nil {
-		return chans.Send(next, rxgo.Error(r.Err), done)
+		return send(rxgo.Error(r.Err))
 	}
-	return chans.Send(next, rxgo.Of(r.Value), done)
+	return send(rxgo.Of(r.Value))
 }
 
 // MapResults is Map that emits, for each element, an item whose value is the
@@ -74,8 +73,8 @@ func MapResults[V, R any](p *levee.Pipeline[R], fn func(context.Context, V) (R, 
 	return e.operator(), nil
 }
 
-func emitResult[V, R any](r Result[V, R], next chan<- rxgo.Item, done <-chan struct{}) bool {
-	return chans.Send(next, rxgo.Of(r), done)
+func emitResult[V, R any](r Result[V, R], send func(rxgo.Item) bool) bool {
+	return send(rxgo.Of(r))
 }
 
 // Filter returns an Operator that calls keep(ctx, v) through the pipeline p for each value
@@ -92,12 +91,12 @@ func Filter[V any](p *levee.Pipeline[bool], keep func(context.Context, V) (bool,
 	return e.operator(), nil
 }
 
-func emitKept[V any](r Result[V, bool], next chan<- rxgo.Item, done <-chan struct{}) bool {
+func emitKept[V any](r Result[V, bool], send func(rxgo.Item) bool) bool {
 	switch {
 	case r.Err != nil:
-		return chans.Send(next, rxgo.Error(r.Err), done)
+		return send(rxgo.Error(r.Err))
 	case r.Value:
-		return chans.Send(next, rxgo.Of(r.In), done)
+		return send(rxgo.Of(r.In))
 	default:
 		return true
 	}
@@ -118,12 +117,12 @@ func FlatMap[V, R any](p *levee.Pipeline[[]R], fn func(context.Context, V) ([]R,
 	return e.operator(), nil
 }
 
-func emitEach[V, R any](r Result[V, []R], next chan<- rxgo.Item, done <-chan struct{}) bool {
+func emitEach[V, R any](r Result[V, []R], send func(rxgo.Item) bool) bool {
 	if r.Err != nil {
-		return chans.Send(next, rxgo.Error(r.Err), done)
+		return send(rxgo.Error(r.Err))
 	}
 	for _, x := range r.Value {
-		if !chans.Send(next, rxgo.Of(x), done) {
+		if !send(rxgo.Of(x)) {
 			return false
 		}
 	}

@@ -28,7 +28,7 @@ type emission[V, C any] struct {
 	p      *pipeline.Chain[C] // the *levee.Pipeline[C]'s, looked up once
 	fn     func(context.Context, V) (C, error)
 	fb     func(context.Context, V, error) (C, error)
-	expand func(r Result[V, C], next chan<- rxgo.Item, done <-chan struct{}) bool
+	expand func(r Result[V, C], send func(rxgo.Item) bool) bool
 	set    settings
 	stop   bool // end at the first error item
 }
@@ -37,7 +37,7 @@ type emission[V, C any] struct {
 // unless given ContinueOnError: the operators that emit a failed element as an error item do,
 // as rxgo's own operators under their default error strategy.
 func newEmission[V, C any](op string, stops bool, p *levee.Pipeline[C], fn func(context.Context, V) (C, error),
-	expand func(Result[V, C], chan<- rxgo.Item, <-chan struct{}) bool, opts []Option) (*emission[V, C], error) {
+	expand func(Result[V, C], func(rxgo.Item) bool) bool, opts []Option) (*emission[V, C], error) {
 	set, err := collect(op, perEmission, opts)
 	if err != nil {
 		return nil, err
@@ -81,15 +81,22 @@ type subscription[V, C any] struct {
 	ctx    context.Context // cancelled when the subscription stops, whatever the reason
 	cancel context.CancelFunc
 	done   <-chan struct{}
-	u      *upstream
-	index  int // of the next value item
-	next   chan<- rxgo.Item
+	// consumer is the done channel of the consumer's context, watched by every send as well:
+	// a context of the caller's own type reaches ctx only through a goroutine of package
+	// context's, a moment after it is done.
+	consumer <-chan struct{}
+	send     func(rxgo.Item) bool // s.emit
+	u        *upstream
+	index    int  // of the next value item
+	ended    bool // an error item that ends the subscription has been read: read no further
+	next     chan<- rxgo.Item
 }
 
 func (e *emission[V, C]) run(ctx context.Context, up rxgo.Observable, seen *observed, next chan<- rxgo.Item) {
-	s := &subscription[V, C]{e: e, next: next}
+	s := &subscription[V, C]{e: e, next: next, consumer: ctx.Done()}
 	s.ctx, s.cancel = context.WithCancel(ctx)
 	s.done = s.ctx.Done()
+	s.send = s.emit
 	u, err := open(s.ctx, up, seen)
 	if err != nil {
 		s.cancel()
@@ -111,12 +118,21 @@ func (e *emission[V, C]) run(ctx context.Context, up rxgo.Observable, seen *obse
 	st.Run(s.done, s.cancel)
 }
 
-// receive takes the next upstream item and numbers it.
+// receive takes the next upstream item and numbers it. Once it has taken an error item that
+// ends the subscription, the input has ended: nothing past it is read, so nothing past it is
+// called, however many workers are free.
 func (s *subscription[V, C]) receive(done <-chan struct{}) (numbered, bool) {
+	if s.ended {
+		return numbered{}, false
+	}
 	it, ok := s.u.receive(done)
 	n := numbered{index: s.index, item: it}
-	if ok && it.E == nil {
+	switch {
+	case !ok:
+	case it.E == nil:
 		s.index++
+	case s.e.stop:
+		s.ended = true
 	}
 	return n, ok
 }
@@ -159,7 +175,7 @@ func (s *subscription[V, C]) fallback(r *Result[V, C]) {
 func (s *subscription[V, C]) deliver(st step[V, C]) bool {
 	stop := s.e.stop
 	if st.upErr != nil {
-		return chans.Send(s.next, rxgo.Error(st.upErr), s.done) && !stop
+		return s.send(rxgo.Error(st.upErr)) && !stop
 	}
 	r := st.r
 	if r.Err != nil {
@@ -168,9 +184,14 @@ func (s *subscription[V, C]) deliver(st step[V, C]) bool {
 		}
 		if stop {
 			r.Err = &StoppedError[V]{Index: r.Index, In: r.In, Err: r.Err}
-			s.e.expand(r, s.next, s.done)
+			s.e.expand(r, s.send)
 			return false
 		}
 	}
-	return s.e.expand(r, s.next, s.done)
+	return s.e.expand(r, s.send)
+}
+
+// emit sends it on the subscription's output, unless the subscription or its consumer is done.
+func (s *subscription[V, C]) emit(it rxgo.Item) bool {
+	return chans.SendOr(s.next, it, s.done, s.consumer)
 }

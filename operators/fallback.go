@@ -46,7 +46,7 @@ func Fallback(f *fallback.Fallback[rxgo.Observable]) Operator {
 			}
 			r := relay(ctx, u, next, nil)
 			u.close()
-			if r.end != failed {
+			if r.end != failed || ctx.Err() != nil { // nobody is left to answer
 				return
 			}
 			replace(ctx, f, r.err, answers, next)

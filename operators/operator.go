@@ -154,13 +154,18 @@ type upstream struct {
 }
 
 // open observes obs under a child of ctx. seen, when not nil, refuses a single-use
-// Observable observed again.
+// Observable observed again. A panic in obs's Observe (a nil *rxgo.ObservableImpl, a broken
+// implementation) is a *levee.PanicError.
 func open(ctx context.Context, obs rxgo.Observable, seen *observed) (*upstream, error) {
 	if obs == nil {
 		return nil, ErrNilObservable
 	}
 	cctx, cancel := context.WithCancel(ctx)
-	ch := obs.Observe(rxgo.WithContext(cctx))
+	ch, err := observeSafely(cctx, obs)
+	if err != nil {
+		cancel()
+		return nil, err
+	}
 	u := &upstream{ch: ch, cancel: cancel}
 	if seen != nil {
 		used, err := seen.check(ch)
@@ -173,12 +178,34 @@ func open(ctx context.Context, obs rxgo.Observable, seen *observed) (*upstream, 
 	return u, nil
 }
 
+// observeSafely calls obs.Observe under ctx, turning a panic into a *levee.PanicError.
+func observeSafely(ctx context.Context, obs rxgo.Observable) (ch <-chan rxgo.Item, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			ch, err = nil, safe.NewPanicError(r)
+		}
+	}()
+	return obs.Observe(rxgo.WithContext(ctx)), nil
+}
+
 // receive takes the next item. ok is false when the upstream completed or done is closed;
 // rxgo sources do not all close their channel on cancellation, so done is watched too.
 func (u *upstream) receive(done <-chan struct{}) (it rxgo.Item, ok bool) {
 	it, ok = chans.Receive(u.ch, done)
 	if ok {
 		u.took()
+	}
+	return it, ok
+}
+
+// tryReceive takes an item the upstream has already sent, without waiting.
+func (u *upstream) tryReceive() (it rxgo.Item, ok bool) {
+	select {
+	case it, ok = <-u.ch:
+		if ok {
+			u.took()
+		}
+	default:
 	}
 	return it, ok
 }

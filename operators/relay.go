@@ -6,6 +6,7 @@ import (
 	"github.com/reactivex/rxgo/v2"
 
 	"github.com/levee-go/levee/internal/chans"
+	"github.com/levee-go/levee/internal/safe"
 )
 
 // ending is how a guarded subscription's upstream ended, from the point of view of the
@@ -31,20 +32,26 @@ type relayed struct {
 // not nil, sees each value before it is forwarded.
 //
 // rxgo closes an Observable's channel on cancellation as on completion, and a source may
-// report its cancellation as an error item: once ctx is done, whatever comes is cancellation.
+// report its cancellation as an error item: once ctx is done, an end of the upstream or an
+// item that is that cancellation is the cancellation. An error item the upstream sent before
+// the consumer cancelled is still its failure, however soon after it the consumer left, as
+// for TimeLimiter.
 func relay(ctx context.Context, u *upstream, next chan<- rxgo.Item, onValue func(any)) relayed {
 	done := ctx.Done()
 	var r relayed
 	for {
 		it, ok := u.receive(done)
+		if !ok && ctx.Err() != nil {
+			it, ok = u.tryReceive() // the consumer left; an item already sent still counts
+		}
 		switch {
+		case ok && it.E != nil && !safe.CallerCancelled(ctx, it.E):
+			r.end, r.err = failed, it.E
+			return r
 		case !ok || ctx.Err() != nil:
 			if ctx.Err() != nil {
 				r.end = cancelled
 			}
-			return r
-		case it.E != nil:
-			r.end, r.err = failed, it.E
 			return r
 		}
 		r.items++

@@ -252,6 +252,7 @@ func (a *streamAttempt[T]) emit(v T) error {
 		a.idle.Stop() // the Source's own time stops here; a limit that fired shows in ctx
 		a.idleArmed = false
 	}
+	a.consumerLeft()
 	if a.ctx.Err() != nil {
 		return a.stopErr()
 	}
@@ -268,7 +269,8 @@ func (a *streamAttempt[T]) emit(v T) error {
 			}
 		}
 	}
-	if !chans.Send(a.s.out, Item[T]{Value: v, Attempt: a.n, Fallback: a.fallback}, a.ctx.Done()) {
+	if !chans.SendOr(a.s.out, Item[T]{Value: v, Attempt: a.n, Fallback: a.fallback}, a.ctx.Done(), a.s.ctx.Done()) {
+		a.consumerLeft()
 		return a.stopErr()
 	}
 	if a.bounds&BoundGap != 0 {
@@ -280,6 +282,15 @@ func (a *streamAttempt[T]) emit(v T) error {
 		a.idleArmed = true
 	}
 	return nil
+}
+
+// consumerLeft ends the attempt from outside once the consumer's context is done. A context
+// of the caller's own type reaches the attempt's only through a goroutine of package
+// context's, a moment after it is done: until then emit watches the consumer's own.
+func (a *streamAttempt[T]) consumerLeft() {
+	if err := a.s.ctx.Err(); err != nil {
+		a.cancel(err)
+	}
 }
 
 // stopErr is emit's error once the attempt's context is done: the consumer's own error when

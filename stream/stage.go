@@ -23,6 +23,10 @@ type stage[V, C, O any] struct {
 	ctx    context.Context // cancelled when the operator stops, whatever the reason
 	cancel context.CancelFunc
 	done   <-chan struct{}
+	// consumer is the done channel of the consumer's context, watched by every send as well:
+	// a context of the caller's own type reaches ctx only through a goroutine of package
+	// context's, a moment after it is done.
+	consumer <-chan struct{}
 
 	in  <-chan V
 	out chan Result[V, O]
@@ -80,7 +84,9 @@ func newStage[V, C, O any](op string, in <-chan V, p *levee.Pipeline[C], fn func
 
 // start runs the stage under a context derived from ctx and returns its output.
 func (s *stage[V, C, O]) start(ctx context.Context) <-chan Result[V, O] {
-	s.ctx, s.cancel = context.WithCancel(tracker.With(safe.Ctx(ctx), &s.calls))
+	ctx = safe.Ctx(ctx)
+	s.consumer = ctx.Done()
+	s.ctx, s.cancel = context.WithCancel(tracker.With(ctx, &s.calls))
 	s.done = s.ctx.Done()
 	s.yield = s.send
 	if s.feed != nil {
@@ -106,7 +112,7 @@ func (s *stage[V, C, O]) run() {
 
 func (s *stage[V, C, O]) receive(done <-chan struct{}) (V, bool) { return chans.Receive(s.in, done) }
 
-func (s *stage[V, C, O]) send(r Result[V, O]) bool { return chans.Send(s.out, r, s.done) }
+func (s *stage[V, C, O]) send(r Result[V, O]) bool { return chans.SendOr(s.out, r, s.done, s.consumer) }
 
 // call makes the guarded call for element i and applies the element fallback.
 func (s *stage[V, C, O]) call(i int, v V) Result[V, C] {

@@ -38,6 +38,30 @@ func Send[T any](out chan<- T, v T, done <-chan struct{}) bool {
 	}
 }
 
+// SendOr is Send that gives up when either of two done channels is closed first: an
+// operator's own done channel and that of the consumer's context it derives from. Package
+// context cancels a context derived from one of a type of the caller's own from a goroutine
+// of its own, a moment after that context is done; until then only the consumer's channel
+// tells, and a send that watched the derived one alone would still deliver.
+func SendOr[T any](out chan<- T, v T, done, also <-chan struct{}) bool {
+	if Closed(done) || Closed(also) {
+		return false
+	}
+	select {
+	case out <- v:
+		return true
+	default:
+	}
+	select {
+	case out <- v:
+		return true
+	case <-done:
+		return false
+	case <-also:
+		return false
+	}
+}
+
 // Closed reports whether done is closed, without blocking.
 func Closed(done <-chan struct{}) bool {
 	select {

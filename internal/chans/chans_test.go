@@ -32,3 +32,18 @@ func TestReceiveSendClosed(t *testing.T) {
 	_, ok = Receive(in, make(chan struct{}))
 	assert.False(t, ok, "a closed input ends the stream")
 }
+
+func TestSendOrGivesUpWhenEitherDoneIsClosed(t *testing.T) {
+	open := make(chan struct{})
+	closed := make(chan struct{})
+	close(closed)
+	out := make(chan int, 1)
+	assert.True(t, SendOr(out, 1, open, open), "a channel with room takes the value")
+	assert.Equal(t, 1, <-out)
+	assert.False(t, SendOr(out, 2, closed, open), "the first done closed: gives up")
+	assert.False(t, SendOr(out, 3, open, closed), "the second done closed: gives up")
+	assert.Equal(t, 0, len(out))
+	out <- 4
+	assert.False(t, SendOr(out, 5, open, closed), "a full channel and a closed done: gives up")
+	assert.Equal(t, 4, <-out)
+}
