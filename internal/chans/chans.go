@@ -22,20 +22,7 @@ func Receive[V any](in <-chan V, done <-chan struct{}) (v V, ok bool) {
 // A done channel closed before Send is called wins over an out that is ready: a consumer that
 // cancelled gets nothing more, even when it is still reading or out has room.
 func Send[T any](out chan<- T, v T, done <-chan struct{}) bool {
-	if Closed(done) {
-		return false
-	}
-	select {
-	case out <- v:
-		return true
-	default:
-	}
-	select {
-	case out <- v:
-		return true
-	case <-done:
-		return false
-	}
+	return SendOr(out, v, done, nil) // a nil channel is never ready: it watches done alone
 }
 
 // SendOr is Send that gives up when either of two done channels is closed first: an
