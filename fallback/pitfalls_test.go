@@ -1,6 +1,6 @@
 package fallback_test
 
-// Regression tests named after the Resilience4j fallback pitfalls and rules of the seed
+// Regression tests named after the Resilience4j fallback pitfalls and rules of the composition article
 // (fallbacks-and-composition) and RESILIENCE4J.md §9, each showing what levee guarantees instead.
 
 import (

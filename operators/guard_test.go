@@ -63,7 +63,7 @@ func TestGuardRunsEachAttemptThroughEveryPattern(t *testing.T) {
 	})
 }
 
-// The seed's Reactor pitfall, "A Mono method that throws before returning the Mono: the
+// The Reactor pitfall of the composition article, "A Mono method that throws before returning the Mono: the
 // fallback is skipped", cannot happen: the stream is built inside the guarded execution.
 func TestMonoMethodThatThrowsBeforeReturningStillReachesTheFallback(t *testing.T) {
 	for name, src := range map[string]operators.Source{

@@ -13,9 +13,9 @@ import (
 	"github.com/levee-go/levee/retry"
 )
 
-// TestSeedScenario2AttemptTimes is scenario 2 of the seed: 3 attempts with exponential backoff
+// TestArticleScenario2AttemptTimes is scenario 2 of the payment-service article: 3 attempts with exponential backoff
 // 100ms ×2 happen at 0, 100 and 300ms, and the call fails right after the third.
-func TestSeedScenario2AttemptTimes(t *testing.T) {
+func TestArticleScenario2AttemptTimes(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		backoff, err := retry.ExponentialBackoff(100*ms, 2, 0)
 		require.NoError(t, err)
