@@ -1,7 +1,7 @@
 package fallback_test
 
-// Regression tests named after the Resilience4j fallback pitfalls and rules of the composition article
-// (fallbacks-and-composition) and RESILIENCE4J.md §9, each showing what levee guarantees instead.
+// Regression tests named after the Resilience4j fallback pitfalls and composition rules of the
+// composition article, each showing what levee guarantees instead.
 
 import (
 	"context"
