@@ -31,7 +31,7 @@ func TestEventsChannelInOrderFromTheInitialState(t *testing.T) {
 		}
 		require.ErrorIs(t, ok(b), cb.ErrCallNotPermitted)
 		cancel()
-		synctest.Wait() // the stream is closed by the context
+		synctest.Wait()                                   // the stream is closed by the context
 		require.ErrorIs(t, ok(b), cb.ErrCallNotPermitted) // after the context: not in the channel
 		var evs []cb.Event
 		for e := range ch {
