@@ -107,3 +107,23 @@ func (p *Publisher[E]) Seq(ctx context.Context, buffer int, initial func() (E, b
 	}
 	return seq, n.Load
 }
+
+// Chan is Stream for callers that expose only the channel and the drop count: the stream ends
+// when ctx is done.
+func (p *Publisher[E]) Chan(ctx context.Context, buffer int, initial func() (E, bool)) (events <-chan E, dropped func() uint64) {
+	s := p.Stream(ctx, buffer, initial)
+	return s.C(), s.Dropped
+}
+
+// Closed returns a closed channel and a drop count of 0: the stream of a nil pattern.
+func Closed[E any]() (events <-chan E, dropped func() uint64) {
+	ch := make(chan E)
+	close(ch)
+	return ch, func() uint64 { return 0 }
+}
+
+// Empty returns an iterator that yields nothing and a drop count of 0: the Seq of a nil
+// pattern.
+func Empty[E any]() (seq iter.Seq[E], dropped func() uint64) {
+	return func(func(E) bool) {}, func() uint64 { return 0 }
+}
