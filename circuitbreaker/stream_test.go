@@ -152,19 +152,22 @@ func TestOnStateChangeMayCallBackIntoTheBreaker(t *testing.T) {
 }
 
 func TestSubscribeCallbackMayCallBackIntoTheBreaker(t *testing.T) {
-	b := mustNew(t, small())
-	var got []cb.Metrics
-	b.Subscribe(func(e cb.Event) {
-		if e.Type == cb.EventStateTransition {
-			got = append(got, b.Metrics())
+	synctest.Test(t, func(t *testing.T) {
+		b := mustNew(t, small())
+		var got []cb.Metrics
+		b.Subscribe(func(e cb.Event) {
+			if e.Type == cb.EventStateTransition {
+				got = append(got, b.Metrics())
+			}
+		})
+		for range 4 {
+			require.ErrorIs(t, run(b, 20*time.Millisecond, errBoom), errBoom)
 		}
+		require.Len(t, got, 1)
+		assert.Equal(t, cb.Metrics{State: cb.Open, FailureRate: 100, SlowCallRate: 0, NumberOfBufferedCalls: 4,
+			NumberOfFailedCalls: 4, TotalDuration: 80 * time.Millisecond, AverageDuration: 20 * time.Millisecond},
+			got[0], "OPEN shows the window that opened it")
 	})
-	for range 4 {
-		require.ErrorIs(t, fail(b), errBoom)
-	}
-	require.Len(t, got, 1)
-	assert.Equal(t, cb.Metrics{State: cb.Open, FailureRate: 100, SlowCallRate: 0, NumberOfBufferedCalls: 4,
-		NumberOfFailedCalls: 4}, got[0], "OPEN shows the window that opened it")
 }
 
 func TestNilBreakerStreams(t *testing.T) {
@@ -181,4 +184,60 @@ func TestNilBreakerStreams(t *testing.T) {
 	assert.Equal(t, 0, n)
 	assert.Equal(t, uint64(0), dropped())
 	assert.NotPanics(t, func() { b.OnStateChange(func(cb.State, cb.State) {})() })
+}
+
+func TestMetricsCarryTheWindowsCallDurations(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		cfg := small()
+		cfg.SlidingWindowSize = 3
+		cfg.MinimumNumberOfCalls = 10
+		cfg.SlowCallDurationThreshold = 100 * time.Millisecond
+		b := mustNew(t, cfg)
+		assert.Equal(t, cb.Metrics{State: cb.Closed, FailureRate: -1, SlowCallRate: -1}, b.Metrics())
+
+		require.NoError(t, run(b, 30*time.Millisecond, nil))
+		require.ErrorIs(t, run(b, 150*time.Millisecond, errBoom), errBoom) // slow failure
+		require.NoError(t, run(b, 200*time.Millisecond, nil))              // slow success
+		m := b.Metrics()
+		assert.Equal(t, 380*time.Millisecond, m.TotalDuration)
+		assert.Equal(t, 380*time.Millisecond/3, m.AverageDuration)
+		assert.Equal(t, 350*time.Millisecond, m.SlowCallDuration)
+
+		require.NoError(t, run(b, 50*time.Millisecond, nil)) // evicts the 30ms call
+		m = b.Metrics()
+		assert.Equal(t, 400*time.Millisecond, m.TotalDuration)
+		assert.Equal(t, 400*time.Millisecond/3, m.AverageDuration)
+		assert.Equal(t, 350*time.Millisecond, m.SlowCallDuration)
+
+		require.NoError(t, run(b, 10*time.Millisecond, nil)) // evicts the slow failure
+		m = b.Metrics()
+		assert.Equal(t, 260*time.Millisecond, m.TotalDuration)
+		assert.Equal(t, 200*time.Millisecond, m.SlowCallDuration)
+		assert.Equal(t, 1, m.NumberOfSlowCalls)
+	})
+}
+
+func TestTimeBasedMetricsDurationsLeaveWithTheirSecond(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		cfg := small()
+		cfg.SlidingWindowType = cb.TimeBased
+		cfg.SlidingWindowSize = 2
+		cfg.MinimumNumberOfCalls = 10
+		cfg.SlowCallDurationThreshold = 100 * time.Millisecond
+		b := mustNew(t, cfg)
+		require.NoError(t, run(b, 400*time.Millisecond, nil))              // second 0, slow
+		require.ErrorIs(t, run(b, 700*time.Millisecond, errBoom), errBoom) // ends in second 1, slow
+		m := b.Metrics()
+		assert.Equal(t, 1100*time.Millisecond, m.TotalDuration)
+		assert.Equal(t, 1100*time.Millisecond, m.SlowCallDuration)
+		assert.Equal(t, 550*time.Millisecond, m.AverageDuration)
+		time.Sleep(900 * time.Millisecond) // t=2s: second 0 leaves the window of 2 seconds
+		m = b.Metrics()
+		assert.Equal(t, 700*time.Millisecond, m.TotalDuration)
+		assert.Equal(t, 700*time.Millisecond, m.SlowCallDuration)
+		assert.Equal(t, 700*time.Millisecond, m.AverageDuration)
+		time.Sleep(time.Second)
+		assert.Equal(t, time.Duration(0), b.Metrics().TotalDuration)
+		assert.Equal(t, time.Duration(0), b.Metrics().AverageDuration)
+	})
 }
