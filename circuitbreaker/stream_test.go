@@ -241,3 +241,31 @@ func TestTimeBasedMetricsDurationsLeaveWithTheirSecond(t *testing.T) {
 		assert.Equal(t, time.Duration(0), b.Metrics().AverageDuration)
 	})
 }
+
+// The body of a range over EventSeq may drive the breaker: the events it causes go into the
+// loop's own buffer (never waiting), and it sees them on the next iterations.
+func TestEventSeqBodyMayDriveTheBreaker(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		b := mustNew(t, small())
+		seq, dropped := b.EventSeq(context.Background(), 4)
+		var got []string
+	loop:
+		for e := range seq {
+			got = append(got, e.String())
+			switch {
+			case e.Type == cb.EventInitialState:
+				require.NoError(t, b.TransitionToForcedOpenState())
+			case e.To == cb.ForcedOpen:
+				require.NoError(t, b.TransitionToClosedState())
+			default:
+				break loop
+			}
+		}
+		assert.Equal(t, []string{
+			"CircuitBreaker 'test' is in state CLOSED",
+			"CircuitBreaker 'test' changed state from CLOSED to FORCED_OPEN",
+			"CircuitBreaker 'test' changed state from FORCED_OPEN to CLOSED",
+		}, got)
+		assert.Equal(t, uint64(0), dropped())
+	})
+}
