@@ -39,8 +39,12 @@
 // can open a CLOSED breaker on one call's outcome, e.g. until a 429's Retry-After.
 //
 // DISABLED, FORCED_OPEN and METRICS_ONLY, entered by the TransitionToXxxState methods or
-// Config.InitialState, the transition table, Reset, events (Subscribe) and metrics (Metrics)
-// are Resilience4j's CircuitBreaker's, whose semantics the package follows throughout.
+// Config.InitialState, the transition table, Reset, events and metrics (Metrics) are
+// Resilience4j's CircuitBreaker's, whose semantics the package follows throughout.
+//
+// Events reach a callback (Subscribe), a channel with a bounded buffer (Events) or an
+// iterator (EventSeq); OnStateChange takes the transitions alone, typed. Publishing never
+// waits: a full channel drops the event and counts it.
 //
 // Errors are classified by Permit.OnError: a rejection by another levee pattern first (only
 // RecordRejections may count it), then the ignore lists, then the record lists. Every instant
@@ -82,4 +86,6 @@
 //   - New refuses MaxWaitDurationInHalfOpenState below 1ms (other than 0), which Resilience4j
 //     silently reads as "wait forever", and windows larger than MaxSlidingWindowSize.
 //   - Event consumers run outside every lock and may call back into the breaker.
+//   - Events and EventSeq deliver an INITIAL_STATE event (EventInitialState) first, with the
+//     state at subscription; Resilience4j has no such event.
 package circuitbreaker

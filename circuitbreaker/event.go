@@ -1,7 +1,9 @@
 package circuitbreaker
 
 import (
+	"context"
 	"fmt"
+	"iter"
 	"strconv"
 	"time"
 )
@@ -31,10 +33,15 @@ const (
 	// EventSlowCallRateExceeded: as EventFailureRateExceeded for the slow-call rate.
 	// SlowCallRate.
 	EventSlowCallRateExceeded
+	// EventInitialState: the first event of every stream (Events, EventSeq), giving the
+	// state when the stream subscribed; From and To are both that state. It is never
+	// published to Subscribe's callbacks and has no Resilience4j counterpart: it lets a
+	// consumer show the state before the first transition without reading State apart.
+	EventInitialState
 )
 
 var eventTypeNames = [...]string{"SUCCESS", "ERROR", "IGNORED_ERROR", "NOT_PERMITTED",
-	"STATE_TRANSITION", "RESET", "FAILURE_RATE_EXCEEDED", "SLOW_CALL_RATE_EXCEEDED"}
+	"STATE_TRANSITION", "RESET", "FAILURE_RATE_EXCEEDED", "SLOW_CALL_RATE_EXCEEDED", "INITIAL_STATE"}
 
 // String returns Resilience4j's name of t, e.g. "STATE_TRANSITION".
 func (t EventType) String() string {
@@ -52,7 +59,7 @@ type Event struct {
 	Time     time.Time     // when it was published (time.Now)
 	Duration time.Duration // elapsed time of the call (SUCCESS, ERROR, IGNORED_ERROR)
 	Err      error         // the error (ERROR, IGNORED_ERROR)
-	From, To State         // STATE_TRANSITION
+	From, To State         // STATE_TRANSITION; INITIAL_STATE (From == To)
 	// FailureRate and SlowCallRate are the window's rates, in percent, that the
 	// *_RATE_EXCEEDED events were decided on (both are set on both events).
 	FailureRate, SlowCallRate float32
@@ -88,6 +95,8 @@ func (e Event) message() string {
 		return fmt.Sprintf("CircuitBreaker '%s' changed state from %v to %v", e.Name, e.From, e.To)
 	case EventReset:
 		return fmt.Sprintf("CircuitBreaker '%s' reset", e.Name)
+	case EventInitialState:
+		return fmt.Sprintf("CircuitBreaker '%s' is in state %v", e.Name, e.To)
 	case EventFailureRateExceeded:
 		return fmt.Sprintf("CircuitBreaker '%s' exceeded failure rate threshold. Current failure rate: %v", e.Name, e.FailureRate)
 	case EventSlowCallRateExceeded:
@@ -110,6 +119,62 @@ func (cb *CircuitBreaker) Subscribe(fn func(Event)) (unsubscribe func()) {
 		return func() {}
 	}
 	return cb.events.Subscribe(fn)
+}
+
+// Events returns a channel that receives the breaker's events (the ones Subscribe's callbacks
+// receive, in the same order) and a function counting the events dropped so far. The first
+// event in the channel is an EventInitialState with the state at subscription (a transition
+// under way while subscribing may follow it). The channel holds up to buffer events (a buffer
+// below 1 is taken as 1); publishing never waits for the receiver: an event that finds the
+// buffer full is discarded and counted by dropped. No goroutine serves the channel. It is
+// closed, and the subscription removed, when ctx is done; events already buffered can still
+// be received. With a ctx that is never done the subscription lasts as long as the breaker.
+// A nil cb returns a closed channel and a count of 0.
+func (cb *CircuitBreaker) Events(ctx context.Context, buffer int) (events <-chan Event, dropped func() uint64) {
+	if cb == nil {
+		ch := make(chan Event)
+		close(ch)
+		return ch, func() uint64 { return 0 }
+	}
+	s := cb.events.Stream(ctx, buffer, cb.initialEvent)
+	return s.C(), s.Dropped
+}
+
+// EventSeq returns the breaker's events as an iterator, and a function counting the events
+// its iterations dropped so far. Each range statement over seq subscribes when it starts
+// (events published before are not seen), yields an EventInitialState first, then the events
+// as Events delivers them through a buffer of buffer events (below 1 taken as 1; a full buffer
+// drops and counts, publishing never waits for the loop body), and unsubscribes when the loop
+// body breaks or ctx is done; then the loop ends after the events already buffered.
+// A nil cb yields nothing.
+func (cb *CircuitBreaker) EventSeq(ctx context.Context, buffer int) (seq iter.Seq[Event], dropped func() uint64) {
+	if cb == nil {
+		return func(func(Event) bool) {}, func() uint64 { return 0 }
+	}
+	return cb.events.Seq(ctx, buffer, cb.initialEvent)
+}
+
+func (cb *CircuitBreaker) initialEvent() (Event, bool) {
+	st := cb.State()
+	return Event{Name: cb.name, Type: EventInitialState, Time: time.Now(), From: st, To: st}, true
+}
+
+// OnStateChange registers fn to be called with the states of every transition of the breaker
+// (from != to), as gobreaker's Settings.OnStateChange, and returns the function that removes
+// it; calling that more than once is harmless. It is Subscribe filtered on
+// EventStateTransition, so the common case needs no type switch: fn runs synchronously on the
+// goroutine that made the transition, after the state has changed and outside every lock, so
+// it may call the breaker (State, Metrics, even a transition); a panic in fn is recovered.
+// A nil fn or a nil cb registers nothing.
+func (cb *CircuitBreaker) OnStateChange(fn func(from, to State)) (unsubscribe func()) {
+	if cb == nil || fn == nil {
+		return func() {}
+	}
+	return cb.events.Subscribe(func(e Event) {
+		if e.Type == EventStateTransition {
+			fn(e.From, e.To)
+		}
+	})
 }
 
 // publish stamps and delivers e. Callers check events.Active first so that nothing is built

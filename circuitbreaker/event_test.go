@@ -17,7 +17,8 @@ func TestEventTypeString(t *testing.T) {
 	for i, w := range want {
 		assert.Equal(t, w, cb.EventType(i).String())
 	}
-	assert.Equal(t, "EventType(8)", cb.EventType(8).String())
+	assert.Equal(t, "INITIAL_STATE", cb.EventInitialState.String())
+	assert.Equal(t, "EventType(9)", cb.EventType(9).String())
 	assert.Equal(t, "EventType(-1)", cb.EventType(-1).String())
 }
 

@@ -1,5 +1,7 @@
 package circuitbreaker
 
+import "time"
+
 // Metrics is a snapshot of the current state's metrics, as Resilience4j's
 // CircuitBreaker.Metrics. The window counts are taken from one consistent read.
 //
@@ -24,6 +26,16 @@ type Metrics struct {
 	NumberOfSlowCalls           int
 	NumberOfSlowSuccessfulCalls int // slow calls that succeeded
 	NumberOfSlowFailedCalls     int // slow calls that failed
+	// TotalDuration is the sum of the durations of the calls in the window (each measured by
+	// its Permit from Acquire to its outcome), as Resilience4j's Snapshot.getTotalDuration, in
+	// nanoseconds rather than truncated to milliseconds.
+	TotalDuration time.Duration
+	// AverageDuration is TotalDuration / NumberOfBufferedCalls, as Resilience4j's
+	// Snapshot.getAverageDuration; 0 when the window is empty.
+	AverageDuration time.Duration
+	// SlowCallDuration is the sum of the durations of the slow calls in the window (a part of
+	// TotalDuration); Resilience4j keeps no such total.
+	SlowCallDuration time.Duration
 	// NumberOfNotPermittedCalls counts the refusals since the breaker entered its current state
 	// (not windowed): every transition starts new metrics, as Resilience4j's. For a running
 	// total, count EventNotPermitted events.
@@ -40,6 +52,10 @@ func (cb *CircuitBreaker) Metrics() Metrics {
 	st := cb.state.Load()
 	c := st.metrics.win.snapshot()
 	fr, sr := st.metrics.rates(c)
+	var avg time.Duration
+	if c.calls > 0 {
+		avg = c.duration / time.Duration(c.calls)
+	}
 	return Metrics{
 		State:                       st.kind,
 		FailureRate:                 fr,
@@ -51,5 +67,8 @@ func (cb *CircuitBreaker) Metrics() Metrics {
 		NumberOfSlowSuccessfulCalls: c.slow - c.slowFailed,
 		NumberOfSlowFailedCalls:     c.slowFailed,
 		NumberOfNotPermittedCalls:   int(st.metrics.notPermitted.load()),
+		TotalDuration:               c.duration,
+		AverageDuration:             avg,
+		SlowCallDuration:            c.slowDuration,
 	}
 }

@@ -133,7 +133,7 @@ func (cb *CircuitBreaker) record(st *circuitState, d, end time.Duration, failed 
 	if d > cb.cfg.SlowCallDurationThreshold {
 		o |= outcomeSlow
 	}
-	c := st.metrics.win.recordAt(o, end)
+	c := st.metrics.win.recordAt(o, d, end)
 	fr, sr := st.metrics.rates(c)
 	v := cb.evaluate(fr, sr)
 	switch st.kind {

@@ -16,31 +16,45 @@ const (
 )
 
 // counts aggregates a window: Resilience4j's total number of calls, failed calls, slow calls
-// and slow failed calls. Successful = calls - failed; slow successful = slow - slowFailed.
+// and slow failed calls, the total duration of the calls and of the slow ones among them.
+// Successful = calls - failed; slow successful = slow - slowFailed.
 type counts struct {
 	calls, failed, slow, slowFailed int
+	duration, slowDuration          time.Duration
 }
 
-func (c *counts) add(o outcome, sign int) {
+func (c *counts) add(o outcome, d time.Duration, sign int) {
 	c.calls += sign * int(o&outcomeCall)
+	c.duration += time.Duration(sign) * d
 	if o&outcomeFailed != 0 {
 		c.failed += sign
 	}
 	if o&outcomeSlow != 0 {
 		c.slow += sign
+		c.slowDuration += time.Duration(sign) * d
 		if o&outcomeFailed != 0 {
 			c.slowFailed += sign
 		}
 	}
 }
 
-// window is a sliding window of outcomes. record adds one outcome and returns the totals that
-// include it; snapshot returns the current totals.
+// sub removes the totals of b from c.
+func (c *counts) sub(b counts) {
+	c.calls -= b.calls
+	c.failed -= b.failed
+	c.slow -= b.slow
+	c.slowFailed -= b.slowFailed
+	c.duration -= b.duration
+	c.slowDuration -= b.slowDuration
+}
+
+// window is a sliding window of outcomes. record adds one outcome, of a call that took d, and
+// returns the totals that include it; snapshot returns the current totals.
 type window interface {
-	record(o outcome) counts
+	record(o outcome, d time.Duration) counts
 	// recordAt is record by a caller that has just read the breaker's clock: now is that
 	// reading, which a time-based window uses instead of reading the clock again.
-	recordAt(o outcome, now time.Duration) counts
+	recordAt(o outcome, d, now time.Duration) counts
 	snapshot() counts
 }
 
@@ -52,25 +66,32 @@ type window interface {
 // recorders see totals that count outcomes whose evictions are not yet subtracted, and open the
 // breaker on a failure rate no window ever had.
 func newCountWindow(n int) window {
-	return &countWindow{ring: make([]outcome, n)}
+	return &countWindow{ring: make([]slot, n)}
+}
+
+// slot is one call of a count-based window: its outcome and its duration.
+type slot struct {
+	o outcome
+	d time.Duration
 }
 
 // countWindow is Resilience4j's FixedSizeSlidingWindowMetrics: a ring of the last n outcomes
 // and their running totals.
 type countWindow struct {
 	mu    sync.Mutex
-	ring  []outcome
+	ring  []slot
 	head  int
 	total counts
 }
 
-func (w *countWindow) recordAt(o outcome, _ time.Duration) counts { return w.record(o) }
+func (w *countWindow) recordAt(o outcome, d, _ time.Duration) counts { return w.record(o, d) }
 
-func (w *countWindow) record(o outcome) counts {
+func (w *countWindow) record(o outcome, d time.Duration) counts {
 	w.mu.Lock()
-	w.total.add(w.ring[w.head], -1)
-	w.ring[w.head] = o
-	w.total.add(o, 1)
+	old := w.ring[w.head]
+	w.total.add(old.o, old.d, -1)
+	w.ring[w.head] = slot{o, d}
+	w.total.add(o, d, 1)
 	if w.head++; w.head == len(w.ring) {
 		w.head = 0
 	}
@@ -128,22 +149,19 @@ func (w *timeWindow) advance(now int64) {
 	for m := min(d, int64(len(w.buckets))); m > 0; m-- {
 		w.head = (w.head + 1) % len(w.buckets)
 		b := &w.buckets[w.head]
-		w.total.calls -= b.calls
-		w.total.failed -= b.failed
-		w.total.slow -= b.slow
-		w.total.slowFailed -= b.slowFailed
+		w.total.sub(b.counts)
 		*b = timeBucket{second: now - m + 1}
 	}
 }
 
-func (w *timeWindow) record(o outcome) counts { return w.recordAt(o, w.clock()) }
+func (w *timeWindow) record(o outcome, d time.Duration) counts { return w.recordAt(o, d, w.clock()) }
 
-func (w *timeWindow) recordAt(o outcome, at time.Duration) counts {
+func (w *timeWindow) recordAt(o outcome, d, at time.Duration) counts {
 	now := int64(at / time.Second)
 	w.mu.Lock()
 	w.advance(now)
-	w.buckets[w.head].add(o, 1)
-	w.total.add(o, 1)
+	w.buckets[w.head].add(o, d, 1)
+	w.total.add(o, d, 1)
 	t := w.total
 	w.mu.Unlock()
 	return t
@@ -161,6 +179,6 @@ func (w *timeWindow) snapshot() counts {
 // them): it records nothing and always reads empty.
 type emptyWindow struct{}
 
-func (emptyWindow) record(outcome) counts                  { return counts{} }
-func (emptyWindow) recordAt(outcome, time.Duration) counts { return counts{} }
-func (emptyWindow) snapshot() counts                       { return counts{} }
+func (emptyWindow) record(outcome, time.Duration) counts                  { return counts{} }
+func (emptyWindow) recordAt(outcome, time.Duration, time.Duration) counts { return counts{} }
+func (emptyWindow) snapshot() counts                                      { return counts{} }

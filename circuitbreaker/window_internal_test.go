@@ -12,13 +12,17 @@ import (
 	"pgregory.net/rapid"
 )
 
-func naive(outcomes []outcome, n int) counts {
+func naive(calls []slot, n int) counts {
 	var c counts
-	for _, o := range outcomes[max(0, len(outcomes)-n):] {
-		c.add(o, 1)
+	for _, s := range calls[max(0, len(calls)-n):] {
+		c.add(s.o, s.d, 1)
 	}
 	return c
 }
+
+var durationGen = rapid.Custom(func(t *rapid.T) time.Duration {
+	return time.Duration(rapid.Int64Range(0, int64(5*time.Second)).Draw(t, "d"))
+})
 
 var outcomeGen = rapid.SampledFrom([]outcome{
 	outcomeCall,
@@ -33,11 +37,12 @@ func TestCountWindowHoldsExactlyTheLastN(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		n := rapid.IntRange(1, 12).Draw(t, "n")
 		w := newCountWindow(n)
-		var all []outcome
+		var all []slot
 		for _, o := range rapid.SliceOfN(outcomeGen, 0, 40).Draw(t, "outcomes") {
-			all = append(all, o)
+			d := durationGen.Draw(t, "duration")
+			all = append(all, slot{o, d})
 			want := naive(all, n)
-			if got := w.record(o); got != want {
+			if got := w.record(o, d); got != want {
 				t.Fatalf("record after %d: got %+v, want %+v", len(all), got, want)
 			}
 			if got := w.snapshot(); got != want {
@@ -62,7 +67,7 @@ func TestConcurrentRecordsSeeExactWindows(t *testing.T) {
 				if (g+i)%2 == 0 {
 					o |= outcomeFailed
 				}
-				c := w.record(o)
+				c := w.record(o, 0)
 				if c.calls > n || c.failed > c.calls {
 					bad.Add(1)
 				}
@@ -95,17 +100,17 @@ func TestPitfall4_TimeBasedBucketsAreAlignedToTheEpochAndAdvanceOnReads(t *testi
 	synctest.Test(t, func(t *testing.T) {
 		w := newTimeWindow(3, sinceNow())
 		time.Sleep(900 * time.Millisecond) // 0.9s into second 0
-		w.record(outcomeCall | outcomeFailed)
+		w.record(outcomeCall|outcomeFailed, 0)
 		time.Sleep(200 * time.Millisecond) // 1.1s: second 1
-		w.record(outcomeCall)
-		assert.Equal(t, counts{2, 1, 0, 0}, w.snapshot())
+		w.record(outcomeCall, 0)
+		assert.Equal(t, counts{2, 1, 0, 0, 0, 0}, w.snapshot())
 
 		time.Sleep(1800 * time.Millisecond) // 2.9s: seconds 0..2 are in the window
-		assert.Equal(t, counts{2, 1, 0, 0}, w.snapshot())
+		assert.Equal(t, counts{2, 1, 0, 0, 0, 0}, w.snapshot())
 		time.Sleep(100 * time.Millisecond) // 3.0s: second 0 has left, 2.1s after it was recorded
-		assert.Equal(t, counts{1, 0, 0, 0}, w.snapshot(), "the read moved the window")
+		assert.Equal(t, counts{1, 0, 0, 0, 0, 0}, w.snapshot(), "the read moved the window")
 		time.Sleep(999 * time.Millisecond) // 3.999s: second 1 is still in
-		assert.Equal(t, counts{1, 0, 0, 0}, w.snapshot())
+		assert.Equal(t, counts{1, 0, 0, 0, 0, 0}, w.snapshot())
 		time.Sleep(time.Millisecond) // 4.0s: second 1 leaves, 2.9s after it was recorded
 		assert.Equal(t, counts{}, w.snapshot())
 	})
@@ -118,21 +123,21 @@ func TestTimeWindowReadsOnlyItsMonotonicClock(t *testing.T) {
 	var c manualClock
 	c.set(10 * time.Second)
 	w := newTimeWindow(10, c.read)
-	w.record(outcomeCall | outcomeFailed)
-	w.record(outcomeCall)
-	assert.Equal(t, counts{2, 1, 0, 0}, w.snapshot())
+	w.record(outcomeCall|outcomeFailed, 0)
+	w.record(outcomeCall, 0)
+	assert.Equal(t, counts{2, 1, 0, 0, 0, 0}, w.snapshot())
 
 	c.set(20*time.Second - 1)
-	assert.Equal(t, counts{2, 1, 0, 0}, w.snapshot(), "still in the window 1ns before 10s+N")
+	assert.Equal(t, counts{2, 1, 0, 0, 0, 0}, w.snapshot(), "still in the window 1ns before 10s+N")
 	c.set(20 * time.Second)
 	assert.Equal(t, counts{}, w.snapshot(), "gone at exactly 10s+N")
 
 	c.set(25 * time.Second)
-	w.record(outcomeCall)
+	w.record(outcomeCall, 0)
 	c.set(24 * time.Second) // a clock that went back (the monotonic clock never does) changes nothing
-	assert.Equal(t, counts{2, 0, 1, 0}, w.record(outcomeCall|outcomeSlow), "recorded into the head, second 25")
+	assert.Equal(t, counts{2, 0, 1, 0, 0, 0}, w.record(outcomeCall|outcomeSlow, 0), "recorded into the head, second 25")
 	c.set(34*time.Second + 999*time.Millisecond)
-	assert.Equal(t, counts{2, 0, 1, 0}, w.snapshot())
+	assert.Equal(t, counts{2, 0, 1, 0, 0, 0}, w.snapshot())
 	c.advance(time.Millisecond) // 35s: second 25 has left
 	assert.Equal(t, counts{}, w.snapshot())
 }
@@ -140,18 +145,18 @@ func TestTimeWindowReadsOnlyItsMonotonicClock(t *testing.T) {
 func TestTimeWindowRecordsIntoTheCurrentSecond(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		w := newTimeWindow(2, sinceNow())
-		w.record(outcomeCall | outcomeSlow)
-		w.record(outcomeCall | outcomeSlow | outcomeFailed)
+		w.record(outcomeCall|outcomeSlow, 0)
+		w.record(outcomeCall|outcomeSlow|outcomeFailed, 0)
 		time.Sleep(time.Second)
-		c := w.record(outcomeCall)
-		assert.Equal(t, counts{3, 1, 2, 1}, c)
+		c := w.record(outcomeCall, 0)
+		assert.Equal(t, counts{3, 1, 2, 1, 0, 0}, c)
 		time.Sleep(time.Second)
-		c = w.record(outcomeCall | outcomeFailed)
-		assert.Equal(t, counts{2, 1, 0, 0}, c, "second 0 left when second 2 began")
+		c = w.record(outcomeCall|outcomeFailed, 0)
+		assert.Equal(t, counts{2, 1, 0, 0, 0, 0}, c, "second 0 left when second 2 began")
 		time.Sleep(100 * time.Second) // a jump longer than the window empties it
 		assert.Equal(t, counts{}, w.snapshot())
-		c = w.record(outcomeCall)
-		assert.Equal(t, counts{1, 0, 0, 0}, c)
+		c = w.record(outcomeCall, 0)
+		assert.Equal(t, counts{1, 0, 0, 0, 0, 0}, c)
 	})
 }
 
@@ -165,6 +170,7 @@ func TestTimeWindowAgainstModel(t *testing.T) {
 			type rec struct {
 				sec int64
 				o   outcome
+				d   time.Duration
 			}
 			var all []rec
 			model := func() counts {
@@ -172,7 +178,7 @@ func TestTimeWindowAgainstModel(t *testing.T) {
 				var c counts
 				for _, r := range all {
 					if r.sec > now-int64(n) {
-						c.add(r.o, 1)
+						c.add(r.o, r.d, 1)
 					}
 				}
 				return c
@@ -184,8 +190,9 @@ func TestTimeWindowAgainstModel(t *testing.T) {
 					continue
 				}
 				o := outcomeGen.Draw(rt, "o")
-				all = append(all, rec{int64(clock() / time.Second), o})
-				require.Equal(rt, model(), w.record(o), "record %d", i)
+				d := durationGen.Draw(rt, "d")
+				all = append(all, rec{int64(clock() / time.Second), o, d})
+				require.Equal(rt, model(), w.record(o, d), "record %d", i)
 			}
 		})
 	})

@@ -5,6 +5,11 @@
 // every lock of the pattern (a consumer may read the pattern that published the event), in the
 // order they subscribed, as Resilience4j's EventProcessor. A consumer that panics does not break
 // the publisher: the panic is recovered and the remaining consumers still run.
+//
+// Stream, Chan and Seq deliver the same events into a channel with a bounded buffer, or an
+// iter.Seq over one: publishing into them is a non-blocking send that drops and counts an event
+// finding the buffer full, and they end when their context is done (or Close, or the loop's
+// break), with no goroutine of their own.
 package event
 
 import (
