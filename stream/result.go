@@ -3,6 +3,7 @@ package stream
 import (
 	"errors"
 	"fmt"
+	"time"
 )
 
 // Result is the outcome of one guarded call of a per-emission operator.
@@ -29,6 +30,9 @@ type Result[V, R any] struct {
 	// the call; Cause is then the error it answered.
 	Fallback bool
 	Cause    error
+	// Paused is the time the element was held by PauseWhileOpen, waiting for a refusal of the
+	// pipeline to end before its call was retried; 0 when it was not held.
+	Paused time.Duration
 }
 
 // ErrStopped is matched (errors.Is) by the error of the last Result of a stream ended by
