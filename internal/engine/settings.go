@@ -31,7 +31,7 @@ type Settings struct {
 	Unordered       bool
 	StopOnError     bool
 	ContinueOnError bool
-	Fallback        any // func(context.Context, V, error) (R, error), checked by Fallback
+	Fallback        any           // func(context.Context, V, error) (R, error), checked by Fallback
 	Pause           bool          // PauseWhileOpen given
 	MaxPause        time.Duration // its bound, 0 for none
 }
