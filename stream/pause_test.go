@@ -195,3 +195,38 @@ func TestPauseWhileOpenInvalid(t *testing.T) {
 }
 
 var _ = errors.Is
+
+// With four calls at once, the calls running when the breaker opens finish; of the elements
+// taken next, the first refused is held and probes alone, the others wait for it without a
+// call and are called once the breaker has closed. Nothing is skipped, reordered or called
+// twice.
+func TestPauseWhileOpenConcurrent(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		o := newOutage(t)
+		o.bh = newBulkhead(t, 4)
+		o.p = levee.Compose[int]().WithBulkhead(o.bh).WithCircuitBreaker(o.cb)
+		rs := o.run(t, t.Context(), stream.PauseWhileOpen(0), stream.Concurrency(4))
+		require.Equal(t, count(outageElements), indexes(rs))
+		live, failed, rejected := figures(rs)
+		// 0-3 failed at 100ms, 4-7 were running when the 5th failure opened the breaker at
+		// 200ms: they finish, and fail.
+		assert.Equal(t, [3]int{92, 8, 0}, [3]int{live, failed, rejected})
+		paused := pausedOf(rs)
+		require.Len(t, paused, 1)
+		probe := -1
+		for i, d := range paused {
+			probe = i
+			assert.Equal(t, outageOpenWait+1, d)
+		}
+		assert.Contains(t, []int{8, 9, 10, 11}, probe)
+		// The probe is the first call after the 8 failures, alone until it returns.
+		assert.Equal(t, probe, o.called[8])
+		assert.Equal(t, 200*time.Millisecond+outageOpenWait+1, o.at[8])
+		for _, at := range o.at[9:] {
+			assert.GreaterOrEqual(t, at, 300*time.Millisecond+outageOpenWait+1)
+		}
+		assert.ElementsMatch(t, count(outageElements), o.called)
+		assert.Equal(t, []string{"CLOSED>OPEN@200ms", "OPEN>HALF_OPEN@5.200000001s", "HALF_OPEN>CLOSED@5.300000001s"}, o.trans)
+		assert.Equal(t, 4, o.bh.Metrics().AvailableConcurrentCalls)
+	})
+}

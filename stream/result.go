@@ -30,8 +30,10 @@ type Result[V, R any] struct {
 	// the call; Cause is then the error it answered.
 	Fallback bool
 	Cause    error
-	// Paused is the time the element was held by PauseWhileOpen, waiting for a refusal of the
-	// pipeline to end before its call was retried; 0 when it was not held.
+	// Paused is the time the element waited under PauseWhileOpen after its own call was
+	// refused, up to the retry that was not: the stage's pause, for the element that was held.
+	// 0 when its call was not refused; an element that merely waited for another to be let go
+	// before its first call (with Concurrency > 1) has 0 too.
 	Paused time.Duration
 }
 

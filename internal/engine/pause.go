@@ -29,26 +29,51 @@ func NewPause(maxWait time.Duration, watch func(wake func()) (stop func()), retr
 // whether a levee pattern refused it. While another element is held, Call waits before
 // calling. When try is refused, Call holds the element: it waits until the refusal may be
 // over (RetryAfter's time, or an event of Watch), then tries again, until try is not refused,
-// the element has been held MaxWait (the last refused result stands), or done is closed.
-// It returns the time the element was held, up to the start of the retry that was not
-// refused, and false when done was closed first (the result
-// is then moot).
+// the element has been held MaxWait (the last refused result stands), or done is closed. An
+// element refused while another is held waits for that one to be let go, then tries again
+// (and is held in its turn if refused again).
+//
+// It returns the time the element waited, up to the start of the try that was not refused,
+// and false when done was closed first (the result is then moot).
 func (p *Pause) Call(done <-chan struct{}, try func() (refused bool)) (paused time.Duration, ok bool) {
-	// Wait for a held element, if any, to be let go.
-	select {
-	case p.sem <- struct{}{}:
-		<-p.sem
-	case <-done:
+	if !p.pass(done) {
 		return 0, false
 	}
 	if !try() {
 		return 0, true
 	}
+	for {
+		select {
+		case p.sem <- struct{}{}:
+			d, ok := p.hold(done, try)
+			return paused + d, ok
+		default: // another element is held: wait for it, then try again
+		}
+		start := time.Now()
+		ok := p.pass(done)
+		paused += time.Since(start)
+		if !ok {
+			return paused, false
+		}
+		if !try() {
+			return paused, true
+		}
+	}
+}
+
+// pass waits until no element is held; false when done was closed first.
+func (p *Pause) pass(done <-chan struct{}) bool {
 	select {
 	case p.sem <- struct{}{}:
+		<-p.sem
+		return true
 	case <-done:
-		return 0, false
+		return false
 	}
+}
+
+// hold is Call for the element that holds the semaphore; it lets it go on return.
+func (p *Pause) hold(done <-chan struct{}, try func() (refused bool)) (paused time.Duration, ok bool) {
 	defer func() { <-p.sem }()
 	start := time.Now()
 	wakec := make(chan struct{}, 1)
