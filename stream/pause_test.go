@@ -2,7 +2,6 @@ package stream_test
 
 import (
 	"context"
-	"errors"
 	"sync"
 	"testing"
 	"testing/synctest"
@@ -14,6 +13,7 @@ import (
 	"github.com/levee-go/levee"
 	"github.com/levee-go/levee/bulkhead"
 	"github.com/levee-go/levee/circuitbreaker"
+	"github.com/levee-go/levee/ratelimiter"
 	"github.com/levee-go/levee/stream"
 )
 
@@ -194,8 +194,6 @@ func TestPauseWhileOpenInvalid(t *testing.T) {
 	require.EqualError(t, err, "stream: PauseWhileOpen maxWait must be >= 0 (0: no bound), got -1s")
 }
 
-var _ = errors.Is
-
 // With four calls at once, the calls running when the breaker opens finish; of the elements
 // taken next, the first refused is held and probes alone, the others wait for it without a
 // call and are called once the breaker has closed. Nothing is skipped, reordered or called
@@ -229,4 +227,86 @@ func TestPauseWhileOpenConcurrent(t *testing.T) {
 		assert.Equal(t, []string{"CLOSED>OPEN@200ms", "OPEN>HALF_OPEN@5.200000001s", "HALF_OPEN>CLOSED@5.300000001s"}, o.trans)
 		assert.Equal(t, 4, o.bh.Metrics().AvailableConcurrentCalls)
 	})
+}
+
+// A rate limiter that refuses at once: the held element waits for the limiter's next cycle.
+func TestPauseWhileOpenRateLimiter(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		opts   []stream.Option
+		live   int
+		paused map[int]time.Duration
+		took   time.Duration
+	}{
+		{"without", nil, 2, map[int]time.Duration{}, 0},
+		{"with", []stream.Option{stream.PauseWhileOpen(0)}, 10,
+			map[int]time.Duration{2: time.Second, 4: time.Second, 6: time.Second, 8: time.Second}, 4 * time.Second},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				start := time.Now()
+				rl := newRateLimiter(t, ratelimiter.Config{LimitForPeriod: 2, LimitRefreshPeriod: time.Second,
+					TimeoutDuration: ratelimiter.NoWait})
+				p := levee.Compose[int]().WithRateLimiter(rl)
+				out, err := stream.Map(t.Context(), feed(t.Context(), count(10)...), p,
+					func(_ context.Context, v int) (int, error) { return v, nil }, tc.opts...)
+				require.NoError(t, err)
+				rs := drain(out)
+				require.Equal(t, count(10), indexes(rs))
+				live := 0
+				for _, r := range rs {
+					if r.Err == nil {
+						live++
+					} else {
+						assert.ErrorIs(t, r.Err, ratelimiter.ErrRequestNotPermitted)
+					}
+				}
+				assert.Equal(t, tc.live, live)
+				assert.Equal(t, tc.paused, pausedOf(rs))
+				assert.Equal(t, tc.took, time.Since(start))
+			})
+		})
+	}
+}
+
+// A full bulkhead: the held element is retried when the permit's holder finishes, an event.
+func TestPauseWhileOpenBulkhead(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		opts   []stream.Option
+		live   int
+		paused map[int]time.Duration
+	}{
+		{"without", nil, 0, map[int]time.Duration{}},
+		{"with", []stream.Option{stream.PauseWhileOpen(0)}, 3, map[int]time.Duration{0: 3 * time.Second}},
+		{"bounded", []stream.Option{stream.PauseWhileOpen(2 * time.Second)}, 2,
+			map[int]time.Duration{0: 2 * time.Second, 1: time.Second}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				start := time.Now()
+				bh := newBulkhead(t, 1)
+				require.NoError(t, bh.Acquire(t.Context())) // another caller's call, for 3s
+				time.AfterFunc(3*time.Second, bh.Release)
+				p := levee.Compose[int]().WithBulkhead(bh)
+				out, err := stream.Map(t.Context(), feed(t.Context(), count(3)...), p,
+					func(_ context.Context, v int) (int, error) { return v, nil }, tc.opts...)
+				require.NoError(t, err)
+				rs := drain(out)
+				require.Equal(t, count(3), indexes(rs))
+				live := 0
+				for _, r := range rs {
+					if r.Err == nil {
+						live++
+					} else {
+						assert.ErrorIs(t, r.Err, bulkhead.ErrBulkheadFull)
+					}
+				}
+				assert.Equal(t, tc.live, live)
+				assert.Equal(t, tc.paused, pausedOf(rs))
+				time.Sleep(4*time.Second - time.Since(start)) // past the other caller's release
+				assert.Equal(t, 1, available(bh))
+			})
+		})
+	}
 }
