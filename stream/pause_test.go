@@ -13,6 +13,7 @@ import (
 	"github.com/levee-go/levee"
 	"github.com/levee-go/levee/bulkhead"
 	"github.com/levee-go/levee/circuitbreaker"
+	"github.com/levee-go/levee/fallback"
 	"github.com/levee-go/levee/ratelimiter"
 	"github.com/levee-go/levee/stream"
 )
@@ -306,6 +307,34 @@ func TestPauseWhileOpenBulkhead(t *testing.T) {
 				assert.Equal(t, tc.paused, pausedOf(rs))
 				time.Sleep(4*time.Second - time.Since(start)) // past the other caller's release
 				assert.Equal(t, 1, available(bh))
+			})
+		})
+	}
+}
+
+// A rejection the pipeline's own fallback answered is held all the same: the answer is
+// dropped and the element retried, so no element of the outage gets it.
+func TestPauseWhileOpenPipelineFallback(t *testing.T) {
+	for _, tc := range []struct {
+		name                   string
+		opts                   []stream.Option
+		live, failed, rejected int
+	}{
+		{"without", nil, 0, 5, 95},
+		{"with", []stream.Option{stream.PauseWhileOpen(0)}, 95, 5, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				o := newOutage(t)
+				fb, err := fallback.New("price", fallback.OnAny(fallback.Value(-1)))
+				require.NoError(t, err)
+				o.p = levee.Compose[int]().WithBulkhead(o.bh).WithCircuitBreaker(o.cb).WithFallback(fb)
+				out, err := stream.Map(t.Context(), feed(t.Context(), count(outageElements)...), o.p, o.call, tc.opts...)
+				require.NoError(t, err)
+				rs := drain(out)
+				require.Equal(t, count(outageElements), indexes(rs))
+				live, failed, rejected := figures(rs)
+				assert.Equal(t, [3]int{tc.live, tc.failed, tc.rejected}, [3]int{live, failed, rejected})
 			})
 		})
 	}
