@@ -15,6 +15,7 @@ import (
 	"github.com/levee-go/levee/bulkhead"
 	"github.com/levee-go/levee/circuitbreaker"
 	"github.com/levee-go/levee/operators"
+	"github.com/levee-go/levee/ratelimiter"
 )
 
 // outage is the scenario of the PauseWhileOpen tests: elements 1..100, one call at a time,
@@ -155,4 +156,35 @@ func TestPauseWhileOpenCancelWhilePaused(t *testing.T) {
 func TestPauseWhileOpenInvalid(t *testing.T) {
 	_, err := operators.Map(nil, double, operators.PauseWhileOpen(-time.Second))
 	require.EqualError(t, err, "operators: PauseWhileOpen maxWait must be >= 0 (0: no bound), got -1s")
+}
+
+// A rate limiter that refuses at once: with the option, Filter's held elements wait one cycle
+// each and every element is decided by a live call.
+func TestPauseWhileOpenRateLimiterFilter(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		opts []operators.Option
+		want []string
+		took time.Duration
+	}{
+		{"without", []operators.Option{operators.ContinueOnError()}, []string{"2",
+			"E:ratelimiter: RateLimiter 'rl' does not permit further calls",
+			"E:ratelimiter: RateLimiter 'rl' does not permit further calls",
+			"E:ratelimiter: RateLimiter 'rl' does not permit further calls"}, 0},
+		{"with", []operators.Option{operators.PauseWhileOpen(0)}, []string{"2", "4"}, 2 * time.Second},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				start := time.Now()
+				rl := newRateLimiter(t, ratelimiter.Config{LimitForPeriod: 2, LimitRefreshPeriod: time.Second,
+					TimeoutDuration: ratelimiter.NoWait})
+				p := levee.Compose[bool]().WithRateLimiter(rl)
+				even, err := operators.Filter(p, func(_ context.Context, v int) (bool, error) { return v%2 == 0, nil }, tc.opts...)
+				require.NoError(t, err)
+				got, _ := observeCtx(t.Context(), even(rxgo.Just(ints(5)...)()))
+				assert.Equal(t, tc.want, got)
+				assert.Equal(t, tc.took, time.Since(start))
+			})
+		})
+	}
 }
