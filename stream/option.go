@@ -135,7 +135,14 @@ func Window(n int) Option {
 // next permission (ratelimiter.Metrics.NanosToWait), whichever is later, or sooner when a
 // breaker changes state or a bulkhead's call finishes (their events). A refusal with no such
 // wait (a HALF_OPEN breaker whose probes are all out, FORCED_OPEN, a full bulkhead) is retried
-// once at once, then on those events only. A retry refused again holds the element again.
+// once at once, then on those events only. A retry refused again holds the element again. With
+// Concurrency > 1, an element refused while another is held (its call had started before)
+// first waits for that one to be let go, then tries again and is held in its turn if refused.
+// A bulkhead permit given back unfinished (ReleasePermission, for a cancelled call) publishes
+// no event: a hold waiting on a full bulkhead alone then lasts until another event, maxWait or
+// ctx. A fallback of the pipeline that answered a refused try has been called; its answer is
+// discarded. Resilience4j has no counterpart: this is a Kafka consumer's pause and resume,
+// driven by the patterns.
 //
 // maxWait bounds the time one element is held (0: no bound): past it, the last refusal stands,
 // answered by the fallbacks as without this option, and the operator goes on with the next
