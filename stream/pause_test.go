@@ -9,6 +9,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"pgregory.net/rapid"
 
 	"github.com/levee-go/levee"
 	"github.com/levee-go/levee/bulkhead"
@@ -196,8 +197,8 @@ func TestPauseWhileOpenInvalid(t *testing.T) {
 }
 
 // With four calls at once, the calls running when the breaker opens finish; of the elements
-// taken next, the first refused is held and probes alone, the others wait for it without a
-// call and are called once the breaker has closed. Nothing is skipped, reordered or called
+// taken next, the first refused is held and probes alone, the others wait for it (at the
+// gate, or refused too if their call had started) and are called once the breaker has closed. Nothing is skipped, reordered or called
 // twice.
 func TestPauseWhileOpenConcurrent(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
@@ -210,12 +211,17 @@ func TestPauseWhileOpenConcurrent(t *testing.T) {
 		// 0-3 failed at 100ms, 4-7 were running when the 5th failure opened the breaker at
 		// 200ms: they finish, and fail.
 		assert.Equal(t, [3]int{92, 8, 0}, [3]int{live, failed, rejected})
+		// The first refused element is held until the wait ends; an element whose call had
+		// started before it was held, and was refused too, waits for the probe's return.
 		paused := pausedOf(rs)
-		require.Len(t, paused, 1)
 		probe := -1
 		for i, d := range paused {
-			probe = i
-			assert.Equal(t, outageOpenWait+1, d)
+			if d == outageOpenWait+1 {
+				require.Equal(t, -1, probe, "one probe")
+				probe = i
+			} else {
+				assert.Equal(t, outageOpenWait+outageCall+1, d, "element %d", i)
+			}
 		}
 		assert.Contains(t, []int{8, 9, 10, 11}, probe)
 		// The probe is the first call after the 8 failures, alone until it returns.
@@ -338,4 +344,57 @@ func TestPauseWhileOpenPipelineFallback(t *testing.T) {
 			})
 		})
 	}
+}
+
+// Whatever the outage, the open wait, the call durations and the concurrency, PauseWhileOpen
+// answers no element with a rejection, calls each element exactly once, keeps input order,
+// and answers live every element called after the dependency recovered.
+func TestPauseWhileOpenProperty(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		rapid.Check(bubbleTB{t}, func(rt *rapid.T) {
+			n := rapid.IntRange(1, 60).Draw(rt, "n")
+			c := rapid.IntRange(1, 6).Draw(rt, "concurrency")
+			recoverAt := time.Duration(rapid.IntRange(0, 30).Draw(rt, "recoverAt(100ms)")) * 100 * time.Millisecond
+			wait := time.Duration(rapid.IntRange(1, 30).Draw(rt, "openWait(100ms)")) * 100 * time.Millisecond
+			durs := rapid.SliceOfN(rapid.IntRange(0, 20), n, n).Draw(rt, "call(10ms)")
+			start := time.Now()
+			cb := newBreaker(t, circuitbreaker.Config{SlidingWindowSize: 5, MinimumNumberOfCalls: 5,
+				WaitDurationInOpenState: wait})
+			bh := newBulkhead(t, c)
+			p := levee.Compose[int]().WithBulkhead(bh).WithCircuitBreaker(cb)
+			var mu sync.Mutex
+			calls := map[int]int{}
+			startedAt := map[int]time.Duration{}
+			fn := func(ctx context.Context, v int) (int, error) {
+				now := time.Since(start)
+				mu.Lock()
+				calls[v]++
+				startedAt[v] = now
+				mu.Unlock()
+				time.Sleep(time.Duration(durs[v]) * 10 * time.Millisecond)
+				if now < recoverAt {
+					return 0, errBoom
+				}
+				return v, nil
+			}
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			out, err := stream.Map(ctx, feed(ctx, count(n)...), p, fn, stream.Concurrency(c), stream.PauseWhileOpen(0))
+			require.NoError(rt, err)
+			rs := drain(out)
+			require.Equal(rt, count(n), indexes(rs))
+			for _, r := range rs {
+				require.False(rt, levee.IsRejection(r.Err), "element %d: %v", r.Index, r.Err)
+				require.Equal(rt, 1, calls[r.Index], "element %d", r.Index)
+				if startedAt[r.Index] >= recoverAt {
+					require.NoError(rt, r.Err)
+					require.Equal(rt, r.Index, r.Value)
+				} else {
+					require.ErrorIs(rt, r.Err, errBoom)
+				}
+			}
+			synctest.Wait()
+			require.Equal(rt, c, available(bh))
+		})
+	})
 }
