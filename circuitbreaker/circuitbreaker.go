@@ -217,3 +217,23 @@ func (cb *CircuitBreaker) notPermitted(st *circuitState) error {
 	}
 	return &cb.refusals[st.kind]
 }
+
+// RemainingWaitInOpenState returns how long an OPEN breaker keeps refusing from now: the time
+// until the first instant at which Acquire permits (strictly after the end of the wait, see
+// Acquire), so an Acquire made once it has elapsed is permitted unless the state changed
+// meanwhile. It returns 0 in every other state (FORCED_OPEN included, which has no wait) and
+// once the wait has ended, and for a nil cb. It never moves the breaker. Resilience4j has no
+// counterpart; stream consumers use it to wait for the breaker instead of polling it.
+func (cb *CircuitBreaker) RemainingWaitInOpenState() time.Duration {
+	if cb == nil {
+		return 0
+	}
+	st := cb.state.Load()
+	if st.kind != Open {
+		return 0
+	}
+	if d := st.deadline - cb.now(); d >= 0 {
+		return d + 1
+	}
+	return 0
+}

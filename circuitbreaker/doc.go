@@ -53,6 +53,9 @@
 //
 // # Differences from Resilience4j
 //
+//   - RemainingWaitInOpenState tells how long an OPEN breaker keeps refusing, so that a caller
+//     can wait for it (as stream.PauseWhileOpen does) rather than poll it; Resilience4j has
+//     no counterpart.
 //   - A panic in the guarded call is recorded as a failure (even when RecordErrors does not
 //     list it; only the ignore lists can exempt it) and comes back as a *levee.PanicError.
 //     Resilience4j lets a Java Error through unrecorded and leaks the HALF_OPEN permit.

@@ -87,8 +87,9 @@ type subscription[V, C any] struct {
 	consumer <-chan struct{}
 	send     func(rxgo.Item) bool // s.emit
 	u        *upstream
-	index    int  // of the next value item
-	ended    bool // an error item that ends the subscription has been read: read no further
+	index    int           // of the next value item
+	ended    bool          // an error item that ends the subscription has been read: read no further
+	pause    *engine.Pause // PauseWhileOpen's, one per subscription; nil without it
 	next     chan<- rxgo.Item
 }
 
@@ -97,6 +98,9 @@ func (e *emission[V, C]) run(ctx context.Context, up rxgo.Observable, seen *obse
 	s.ctx, s.cancel = context.WithCancel(ctx)
 	s.done = s.ctx.Done()
 	s.send = s.emit
+	if e.set.em.Pause {
+		s.pause = engine.NewPause(e.set.em.MaxPause, e.p.Watch, e.p.RetryAfter)
+	}
 	u, err := open(s.ctx, up, seen)
 	if err != nil {
 		s.cancel()
@@ -152,9 +156,22 @@ func (s *subscription[V, C]) element(index int, x any) Result[V, C] {
 		return Result[V, C]{Index: index, Err: err}
 	}
 	e := s.e
-	val, o, err := pipeline.ApplyOutcome(s.ctx, e.p, e.fn, v)
-	r := Result[V, C]{Index: index, In: v, Value: val, Err: err, Fallback: o.Fallback, Cause: o.Cause}
-	if err != nil && e.fb != nil && !safe.CallerCancelled(s.ctx, err) {
+	var r Result[V, C]
+	if s.pause == nil {
+		val, o, err := pipeline.ApplyOutcome(s.ctx, e.p, e.fn, v)
+		r = Result[V, C]{Index: index, In: v, Value: val, Err: err, Fallback: o.Fallback, Cause: o.Cause}
+	} else {
+		paused, ok := s.pause.Call(s.done, func() bool {
+			val, o, err := pipeline.ApplyOutcome(s.ctx, e.p, e.fn, v)
+			r = Result[V, C]{Index: index, In: v, Value: val, Err: err, Fallback: o.Fallback, Cause: o.Cause}
+			return pipeline.Refused(err, o)
+		})
+		if !ok { // the subscription stopped while the element was held: no result
+			r = Result[V, C]{Index: index, In: v, Err: s.ctx.Err()}
+		}
+		r.Paused = paused
+	}
+	if r.Err != nil && e.fb != nil && !safe.CallerCancelled(s.ctx, r.Err) {
 		s.fallback(&r)
 	}
 	return r

@@ -3,6 +3,7 @@ package operators
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/levee-go/levee/internal/engine"
 	"github.com/levee-go/levee/stream"
@@ -95,6 +96,28 @@ const DefaultBuffer = engine.DefaultBuffer // 64
 
 // Concurrency lets up to n guarded calls run at the same time (default 1), each in one of n
 // worker goroutines of the subscription. Items still come out in input order unless
+// PauseWhileOpen makes the operator wait out a refusal instead of answering it: when the
+// pipeline refuses an element's call with a levee rejection (levee.IsRejection: an open
+// breaker, a rate limiter out of permissions, a full bulkhead), whether or not a fallback of
+// the pipeline answered it, the operator holds that element and retries it once the refusal
+// may be over, rather than emitting the fallback's answer or the rejection. While an element
+// is held no other call starts (calls already running finish), and its retry is the next call
+// the operator makes: after an open breaker's wait, the held element is the HALF_OPEN probe.
+// Nothing is skipped or reordered.
+//
+// When to retry is decided as by stream.PauseWhileOpen: at the end of an OPEN breaker's wait or
+// of a rate limiter's wait for its next permission, whichever is later, or sooner on a
+// breaker's state transition or a bulkhead's finished call; an element refused while another is
+// held waits for that one first. maxWait bounds the time one
+// element is held (0: no bound): past it the last refusal stands, answered by the fallbacks as
+// without this option, and the operator goes on. Holding ends when the subscription's context
+// is done. The time an element was held is its Result's Paused (MapResults).
+//
+// maxWait must be >= 0. It applies to Map, Filter, FlatMap and MapResults.
+func PauseWhileOpen(maxWait time.Duration) Option {
+	return emissionOption("PauseWhileOpen", func(em *engine.Settings) error { return em.SetPauseWhileOpen(maxWait) })
+}
+
 // Unordered is given: a result that is ready waits for the ones before it, and no more than
 // the Window (default n) items are taken from the upstream before their results are sent.
 // rxgo's WithPool, by contrast, loses the order and keeps going after an error. n must be in

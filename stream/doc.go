@@ -27,6 +27,13 @@
 // channel operation is tried without blocking first, and selects on the context only when it
 // would block; an unbuffered output (Buffer(0)) costs two goroutine switches per element.
 //
+// By default an element whose call a pattern refuses (an open breaker, a rate limiter or a
+// full bulkhead) is answered at once by the fallbacks, so a backlog read during an outage
+// drains into fallback answers. A consumer of a log or a queue that would rather wait for the
+// dependency gives PauseWhileOpen: the refused element is held, no other call starts, and it
+// is retried when the refusal may be over (after an open breaker's wait it is the HALF_OPEN
+// probe); Result.Paused tells how long it waited.
+//
 // # Per subscription
 //
 // Subscribe runs a lazy Source — a function that produces the stream, called once per

@@ -3,6 +3,7 @@ package stream
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/levee-go/levee/internal/engine"
 )
@@ -118,6 +119,39 @@ func Concurrency(n int) Option {
 // It applies to Map, Filter, FlatMap and Batch.
 func Window(n int) Option {
 	return emissionOption("Window", func(em *engine.Settings) error { return em.SetWindow(n) })
+}
+
+// PauseWhileOpen makes the operator wait out a refusal instead of answering it: when the
+// pipeline refuses an element's call with a levee rejection (levee.IsRejection: an open
+// breaker, a rate limiter out of permissions, a full bulkhead), whether or not a fallback of
+// the pipeline answered it, the operator holds that element and retries it once the refusal
+// may be over, rather than sending the fallback's answer or the rejection. While an element is
+// held no other call starts (calls already running finish, and at most the Window of elements
+// is read ahead), and its retry is the next call the operator makes: after an open breaker's
+// wait, the held element is the HALF_OPEN probe. Nothing is skipped or reordered.
+//
+// When to retry is decided from the pipeline's patterns: at the end of an OPEN breaker's wait
+// (circuitbreaker.CircuitBreaker.RemainingWaitInOpenState) or of a rate limiter's wait for its
+// next permission (ratelimiter.Metrics.NanosToWait), whichever is later, or sooner when a
+// breaker changes state or a bulkhead's call finishes (their events). A refusal with no such
+// wait (a HALF_OPEN breaker whose probes are all out, FORCED_OPEN, a full bulkhead) is retried
+// once at once, then on those events only. A retry refused again holds the element again. With
+// Concurrency > 1, an element refused while another is held (its call had started before)
+// first waits for that one to be let go, then tries again and is held in its turn if refused.
+// A bulkhead permit given back unfinished (ReleasePermission, for a cancelled call) publishes
+// no event: a hold waiting on a full bulkhead alone then lasts until another event, maxWait or
+// ctx. A fallback of the pipeline that answered a refused try has been called; its answer is
+// discarded. Resilience4j has no counterpart: this is a Kafka consumer's pause and resume,
+// driven by the patterns.
+//
+// maxWait bounds the time one element is held (0: no bound): past it, the last refusal stands,
+// answered by the fallbacks as without this option, and the operator goes on with the next
+// element. Holding ends when ctx is done, as any wait of the operator. The time an element was
+// held is its Result's Paused.
+//
+// maxWait must be >= 0. It applies to Map, Filter, FlatMap and Batch.
+func PauseWhileOpen(maxWait time.Duration) Option {
+	return emissionOption("PauseWhileOpen", func(em *engine.Settings) error { return em.SetPauseWhileOpen(maxWait) })
 }
 
 // Unordered sends each result as soon as its call ends, instead of in input order. The

@@ -3,6 +3,7 @@ package stream
 import (
 	"errors"
 	"fmt"
+	"time"
 )
 
 // Result is the outcome of one guarded call of a per-emission operator.
@@ -29,6 +30,11 @@ type Result[V, R any] struct {
 	// the call; Cause is then the error it answered.
 	Fallback bool
 	Cause    error
+	// Paused is the time the element waited under PauseWhileOpen after its own call was
+	// refused, up to the retry that was not: the stage's pause, for the element that was held.
+	// 0 when its call was not refused; an element that merely waited for another to be let go
+	// before its first call (with Concurrency > 1) has 0 too.
+	Paused time.Duration
 }
 
 // ErrStopped is matched (errors.Is) by the error of the last Result of a stream ended by

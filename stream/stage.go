@@ -39,6 +39,7 @@ type stage[V, C, O any] struct {
 
 	engine      engine.Stage[V, Result[V, C]]
 	stopOnError bool
+	pause       *engine.Pause // PauseWhileOpen, nil without it
 
 	// feed, when set, runs in a goroutine of its own before the stage starts and writes in
 	// (Batch's batcher). It must return once ctx is done.
@@ -70,6 +71,9 @@ func newStage[V, C, O any](op string, in <-chan V, p *levee.Pipeline[C], fn func
 		fb:          fb,
 		expand:      expand,
 		stopOnError: set.em.StopOnError,
+	}
+	if set.em.Pause {
+		s.pause = engine.NewPause(set.em.MaxPause, s.p.Watch, s.p.RetryAfter)
 	}
 	s.engine = engine.Stage[V, Result[V, C]]{
 		Concurrency: set.em.Concurrency,
@@ -116,8 +120,22 @@ func (s *stage[V, C, O]) send(r Result[V, O]) bool { return chans.SendOr(s.out, 
 
 // call makes the guarded call for element i and applies the element fallback.
 func (s *stage[V, C, O]) call(i int, v V) Result[V, C] {
-	val, o, err := pipeline.ApplyOutcome(s.ctx, s.p, s.fn, v)
-	r := Result[V, C]{Index: i, In: v, Value: val, Err: err, Fallback: o.Fallback, Cause: o.Cause}
+	var r Result[V, C]
+	if s.pause == nil {
+		val, o, err := pipeline.ApplyOutcome(s.ctx, s.p, s.fn, v)
+		r = Result[V, C]{Index: i, In: v, Value: val, Err: err, Fallback: o.Fallback, Cause: o.Cause}
+	} else {
+		paused, ok := s.pause.Call(s.done, func() bool {
+			val, o, err := pipeline.ApplyOutcome(s.ctx, s.p, s.fn, v)
+			r = Result[V, C]{Index: i, In: v, Value: val, Err: err, Fallback: o.Fallback, Cause: o.Cause}
+			return pipeline.Refused(err, o)
+		})
+		if !ok { // the stage stopped while the element was held: no result
+			r = Result[V, C]{Index: i, In: v, Err: s.ctx.Err()}
+		}
+		r.Paused = paused
+	}
+	err := r.Err
 	if err != nil && s.fb != nil && !safe.CallerCancelled(s.ctx, err) {
 		s.fallback(&r)
 	}

@@ -23,6 +23,7 @@ func TestSettingsRefuseOutOfRangeValuesAndContradictions(t *testing.T) {
 		{"Window too large", func(s *Settings) error { return s.SetWindow(MaxWindow + 1) }, "Window must be in [1, 65536], got 65537"},
 		{"Buffer negative", func(s *Settings) error { return s.SetBuffer(-1) }, "Buffer must be in [0, 1048576], got -1"},
 		{"nil fallback", func(s *Settings) error { return s.SetFallback(nil, true) }, "WithFallback needs a function, got nil"},
+		{"PauseWhileOpen negative", func(s *Settings) error { return s.SetPauseWhileOpen(-1) }, "PauseWhileOpen maxWait must be >= 0 (0: no bound), got -1ns"},
 		{"Window below Concurrency", func(s *Settings) error {
 			require.NoError(t, s.SetConcurrency(8))
 			require.NoError(t, s.SetWindow(7))

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 )
 
 // Limits of the options that size what an operator allocates up front, so that a mistyped
@@ -30,7 +31,9 @@ type Settings struct {
 	Unordered       bool
 	StopOnError     bool
 	ContinueOnError bool
-	Fallback        any // func(context.Context, V, error) (R, error), checked by Fallback
+	Fallback        any           // func(context.Context, V, error) (R, error), checked by Fallback
+	Pause           bool          // PauseWhileOpen given
+	MaxPause        time.Duration // its bound, 0 for none
 }
 
 // Defaults returns the settings of an operator given no option.
@@ -63,6 +66,15 @@ func (s *Settings) SetBuffer(n int) error {
 		return fmt.Errorf("Buffer must be in [0, %d], got %d", MaxBuffer, n)
 	}
 	s.Buffer = n
+	return nil
+}
+
+// SetPauseWhileOpen records PauseWhileOpen(maxWait).
+func (s *Settings) SetPauseWhileOpen(maxWait time.Duration) error {
+	if maxWait < 0 {
+		return fmt.Errorf("PauseWhileOpen maxWait must be >= 0 (0: no bound), got %v", maxWait)
+	}
+	s.Pause, s.MaxPause = true, maxWait
 	return nil
 }
 

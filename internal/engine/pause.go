@@ -1,0 +1,131 @@
+package engine
+
+import (
+	"time"
+)
+
+// Pause holds the elements whose calls a levee pattern refused, for the PauseWhileOpen option
+// of the per-emission operators. One element at a time is held: while it is, no other call of
+// the stage starts (calls already running finish), and the held element's retry is the next
+// call the stage makes. A nil *Pause holds nothing.
+type Pause struct {
+	// MaxWait bounds the time one element is held, 0 for no bound.
+	MaxWait time.Duration
+	// Watch subscribes wake to the events that may end a refusal and returns the function that
+	// unsubscribes it; RetryAfter returns the time after which the refusal may be over by the
+	// clock alone, 0 when only an event can end it. Both come from the stage's pipeline.
+	Watch      func(wake func()) (stop func())
+	RetryAfter func() time.Duration
+
+	sem chan struct{} // holds a token while an element is held
+}
+
+// NewPause returns a Pause bounding each hold by maxWait (0: no bound).
+func NewPause(maxWait time.Duration, watch func(wake func()) (stop func()), retryAfter func() time.Duration) *Pause {
+	return &Pause{MaxWait: maxWait, Watch: watch, RetryAfter: retryAfter, sem: make(chan struct{}, 1)}
+}
+
+// Call makes one element's call with try, which makes the call, keeps its result and reports
+// whether a levee pattern refused it. While another element is held, Call waits before
+// calling. When try is refused, Call holds the element: it waits until the refusal may be
+// over (RetryAfter's time, or an event of Watch), then tries again, until try is not refused,
+// the element has been held MaxWait (the last refused result stands), or done is closed. An
+// element refused while another is held waits for that one to be let go, then tries again
+// (and is held in its turn if refused again).
+//
+// It returns the time the element waited, up to the start of the try that was not refused,
+// and false when done was closed first (the result is then moot).
+func (p *Pause) Call(done <-chan struct{}, try func() (refused bool)) (paused time.Duration, ok bool) {
+	if !p.pass(done) {
+		return 0, false
+	}
+	if !try() {
+		return 0, true
+	}
+	for {
+		select {
+		case p.sem <- struct{}{}:
+			d, ok := p.hold(done, try)
+			return paused + d, ok
+		default: // another element is held: wait for it, then try again
+		}
+		start := time.Now()
+		ok := p.pass(done)
+		paused += time.Since(start)
+		if !ok {
+			return paused, false
+		}
+		if !try() {
+			return paused, true
+		}
+	}
+}
+
+// pass waits until no element is held; false when done was closed first.
+func (p *Pause) pass(done <-chan struct{}) bool {
+	select {
+	case p.sem <- struct{}{}:
+		<-p.sem
+		return true
+	case <-done:
+		return false
+	}
+}
+
+// hold is Call for the element that holds the semaphore; it lets it go on return.
+func (p *Pause) hold(done <-chan struct{}, try func() (refused bool)) (paused time.Duration, ok bool) {
+	defer func() { <-p.sem }()
+	start := time.Now()
+	wakec := make(chan struct{}, 1)
+	stop := p.Watch(func() {
+		select {
+		case wakec <- struct{}{}:
+		default:
+		}
+	})
+	defer stop()
+	var bound <-chan time.Time
+	if p.MaxWait > 0 {
+		t := time.NewTimer(p.MaxWait)
+		defer t.Stop()
+		bound = t.C
+	}
+	// Try once at once if nothing tells when to: the refusal may have ended before Watch
+	// subscribed (a bulkhead's permit given back meanwhile).
+	first := true
+	for {
+		select { // an event already reflected by what RetryAfter reads
+		case <-wakec:
+		default:
+		}
+		after := p.RetryAfter()
+		if after > 0 || !first {
+			var tick <-chan time.Time
+			var t *time.Timer
+			if after > 0 {
+				t = time.NewTimer(after)
+				tick = t.C
+			}
+			over, stopped := false, false
+			select {
+			case <-tick:
+			case <-wakec:
+			case <-bound:
+				over = true
+			case <-done:
+				stopped = true
+			}
+			if t != nil {
+				t.Stop()
+			}
+			if over || stopped {
+				return time.Since(start), over
+			}
+		}
+		first = false
+		held := time.Since(start) // the held element's retry starts here
+		if !try() {
+			return held, true
+		}
+	}
+}

@@ -1,0 +1,106 @@
+package engine
+
+import (
+	"sync"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+)
+
+// refusedUntil is a pattern that refuses every try before the instant end, and tells so
+// through RetryAfter; it records the instants of the tries.
+type refusedUntil struct {
+	start, end time.Time
+	mu         sync.Mutex
+	tries      []time.Duration
+}
+
+func (r *refusedUntil) try() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.tries = append(r.tries, time.Since(r.start))
+	return time.Now().Before(r.end)
+}
+
+func (r *refusedUntil) pause(maxWait time.Duration) *Pause {
+	return NewPause(maxWait, func(func()) func() { return func() {} },
+		func() time.Duration { return max(time.Until(r.end), 0) })
+}
+
+func TestPauseNotRefusedCallsOnce(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		r := &refusedUntil{start: time.Now(), end: time.Now()}
+		paused, ok := r.pause(0).Call(make(chan struct{}), r.try)
+		assert.Equal(t, time.Duration(0), paused)
+		assert.True(t, ok)
+		assert.Equal(t, []time.Duration{0}, r.tries)
+	})
+}
+
+func TestPauseRetriesAtRetryAfter(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		r := &refusedUntil{start: time.Now(), end: time.Now().Add(3 * time.Second)}
+		paused, ok := r.pause(0).Call(make(chan struct{}), r.try)
+		assert.Equal(t, 3*time.Second, paused)
+		assert.True(t, ok)
+		assert.Equal(t, []time.Duration{0, 3 * time.Second}, r.tries)
+	})
+}
+
+func TestPauseBoundedByMaxWait(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		r := &refusedUntil{start: time.Now(), end: time.Now().Add(3 * time.Second)}
+		paused, ok := r.pause(time.Second).Call(make(chan struct{}), r.try)
+		assert.Equal(t, time.Second, paused)
+		assert.True(t, ok)
+		assert.Equal(t, []time.Duration{0}, r.tries)
+	})
+}
+
+// An element refused while another is held waits for it, then retries; done ends both waits.
+func TestPauseSecondRefusedWaitsForTheHeld(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		r := &refusedUntil{start: time.Now(), end: time.Now().Add(3 * time.Second)}
+		p := r.pause(0)
+		first := true
+		paused, ok := p.Call(make(chan struct{}), func() bool {
+			if first { // another element is refused and held while this one's call runs, to 1s
+				first = false
+				p.sem <- struct{}{}
+				time.AfterFunc(time.Second, func() { <-p.sem })
+			}
+			return r.try()
+		})
+		// refused at 0, waited for the held one until 1s, refused again and held until 3s.
+		assert.Equal(t, 3*time.Second, paused)
+		assert.True(t, ok)
+		assert.Equal(t, []time.Duration{0, time.Second, 3 * time.Second}, r.tries)
+	})
+}
+
+func TestPauseDoneWhileHeldOrWaiting(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		r := &refusedUntil{start: time.Now(), end: time.Now().Add(time.Hour)}
+		p := r.pause(0)
+		done := make(chan struct{})
+		time.AfterFunc(2*time.Second, func() { close(done) })
+		var wg sync.WaitGroup
+		res := make([]time.Duration, 2)
+		oks := make([]bool, 2)
+		for i := range 2 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				time.Sleep(time.Duration(i) * time.Second)
+				res[i], oks[i] = p.Call(done, r.try)
+			}()
+		}
+		wg.Wait()
+		assert.Equal(t, []bool{false, false}, oks)
+		assert.Equal(t, []time.Duration{2 * time.Second, 0}, res) // the second never got past the gate
+		assert.Equal(t, []time.Duration{0}, r.tries)
+		assert.Empty(t, p.sem)
+	})
+}

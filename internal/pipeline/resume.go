@@ -1,0 +1,68 @@
+package pipeline
+
+import (
+	"time"
+
+	"github.com/levee-go/levee/bulkhead"
+	"github.com/levee-go/levee/circuitbreaker"
+	"github.com/levee-go/levee/fallback"
+	"github.com/levee-go/levee/internal/reject"
+)
+
+// Refused reports whether a call that returned err with outcome o was refused by a levee
+// pattern: err is a rejection, or a fallback answered one.
+func Refused(err error, o fallback.Outcome) bool {
+	return reject.Is(err) || o.Fallback && reject.Is(o.Cause)
+}
+
+// Watch subscribes wake to the events of c's patterns that may end a refusal: a breaker's
+// state transition or reset, a bulkhead's finished call. stop unsubscribes it. A nil c
+// watches nothing.
+func (c *Chain[T]) Watch(wake func()) (stop func()) {
+	if c == nil {
+		return func() {}
+	}
+	var stops []func()
+	for i := range c.layers {
+		l := &c.layers[i]
+		switch l.kind {
+		case kindCircuitBreaker:
+			stops = append(stops, l.cb.Subscribe(func(e circuitbreaker.Event) {
+				if e.Type == circuitbreaker.EventStateTransition || e.Type == circuitbreaker.EventReset {
+					wake()
+				}
+			}))
+		case kindBulkhead:
+			stops = append(stops, l.bh.Subscribe(func(e bulkhead.Event) {
+				if e.Type == bulkhead.EventCallFinished {
+					wake()
+				}
+			}))
+		}
+	}
+	return func() {
+		for _, s := range stops {
+			s()
+		}
+	}
+}
+
+// RetryAfter returns the time after which the patterns of c that refuse by the clock may
+// permit again: the largest of an OPEN breaker's remaining wait
+// (circuitbreaker.RemainingWaitInOpenState) and a rate limiter's time to its next permission
+// (ratelimiter.Metrics.NanosToWait); 0 when none has such a wait. A nil c returns 0.
+func (c *Chain[T]) RetryAfter() (after time.Duration) {
+	if c == nil {
+		return 0
+	}
+	for i := range c.layers {
+		l := &c.layers[i]
+		switch l.kind {
+		case kindCircuitBreaker:
+			after = max(after, l.cb.RemainingWaitInOpenState())
+		case kindRateLimiter:
+			after = max(after, l.rl.Metrics().NanosToWait)
+		}
+	}
+	return after
+}
