@@ -111,7 +111,8 @@ const DefaultBuffer = engine.DefaultBuffer // 64
 // held waits for that one first. maxWait bounds the time one
 // element is held (0: no bound): past it the last refusal stands, answered by the fallbacks as
 // without this option, and the operator goes on. Holding ends when the subscription's context
-// is done. The time an element was held is its Result's Paused (MapResults).
+// is done. The time an element was held is its Result's Paused (MapResults). A pipeline with
+// no breaker, rate limiter or bulkhead (a nil one included) holds nothing.
 //
 // maxWait must be >= 0. It applies to Map, Filter, FlatMap and MapResults.
 func PauseWhileOpen(maxWait time.Duration) Option {

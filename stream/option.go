@@ -149,6 +149,9 @@ func Window(n int) Option {
 // element. Holding ends when ctx is done, as any wait of the operator. The time an element was
 // held is its Result's Paused.
 //
+// A pipeline with no breaker, rate limiter or bulkhead (a nil one included) refuses nothing,
+// so the option holds nothing there: a rejection the function itself returns is its error.
+//
 // maxWait must be >= 0. It applies to Map, Filter, FlatMap and Batch.
 func PauseWhileOpen(maxWait time.Duration) Option {
 	return emissionOption("PauseWhileOpen", func(em *engine.Settings) error { return em.SetPauseWhileOpen(maxWait) })

@@ -34,3 +34,34 @@ func TestPauseWhileOpenMaxWaitEqualToRetryAfter(t *testing.T) {
 		})
 	}
 }
+
+// A nil pipeline refuses nothing: a rejection the function itself returns (from a pattern it
+// calls inside) is the element's error, not a refusal to wait out. Before, the element was held
+// until ctx was done, as nothing could ever wake it.
+func TestPauseWhileOpenNilPipelineFunctionReturnsRejection(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		start := time.Now()
+		var p *levee.Pipeline[int]
+		out, err := stream.Map(t.Context(), feed(t.Context(), count(3)...), p,
+			func(_ context.Context, v int) (int, error) {
+				if v == 1 {
+					return 0, ratelimiter.ErrRequestNotPermitted
+				}
+				return v * 10, nil
+			}, stream.PauseWhileOpen(0))
+		require.NoError(t, err)
+		done := make(chan []stream.Result[int, int], 1)
+		go func() { done <- drain(out) }()
+		var rs []stream.Result[int, int]
+		select {
+		case rs = <-done:
+		case <-time.After(time.Hour):
+			t.Fatal("the element was held: the stream never ended")
+		}
+		require.Equal(t, []int{0, 1, 2}, indexes(rs))
+		assert.ErrorIs(t, rs[1].Err, ratelimiter.ErrRequestNotPermitted)
+		assert.Equal(t, []int{0, 0, 20}, values(rs))
+		assert.Equal(t, map[int]time.Duration{}, pausedOf(rs))
+		assert.Equal(t, time.Duration(0), time.Since(start))
+	})
+}

@@ -15,6 +15,23 @@ func Refused(err error, o fallback.Outcome) bool {
 	return reject.Is(err) || o.Fallback && reject.Is(o.Cause)
 }
 
+// CanRefuse reports whether c holds a pattern that refuses calls (a breaker, a rate limiter or
+// a bulkhead): only then may PauseWhileOpen hold an element. A rejection that the guarded
+// function itself returns, through a pipeline with no such pattern, is no refusal of the
+// pipeline, and nothing of it could end the wait. A nil c refuses nothing.
+func (c *Chain[T]) CanRefuse() bool {
+	if c == nil {
+		return false
+	}
+	for i := range c.layers {
+		switch c.layers[i].kind {
+		case kindCircuitBreaker, kindRateLimiter, kindBulkhead:
+			return true
+		}
+	}
+	return false
+}
+
 // Watch subscribes wake to the events of c's patterns that may end a refusal: a breaker's
 // state transition or reset, a bulkhead's finished call. stop unsubscribes it. A nil c
 // watches nothing.
