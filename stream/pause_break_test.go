@@ -2,6 +2,8 @@ package stream_test
 
 import (
 	"context"
+	"errors"
+	"sync/atomic"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -10,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/levee-go/levee"
+	"github.com/levee-go/levee/circuitbreaker"
 	"github.com/levee-go/levee/ratelimiter"
 	"github.com/levee-go/levee/stream"
 )
@@ -63,5 +66,50 @@ func TestPauseWhileOpenNilPipelineFunctionReturnsRejection(t *testing.T) {
 		assert.Equal(t, []int{0, 0, 20}, values(rs))
 		assert.Equal(t, map[int]time.Duration{}, pausedOf(rs))
 		assert.Equal(t, time.Duration(0), time.Since(start))
+	})
+}
+
+// A HALF_OPEN breaker with one probe: the probe's call ends with an ignored error, which gives
+// its permission back without a transition. The element refused meanwhile (all probes out) is
+// held; the permission given back must wake it, since nothing else will: no other call starts
+// while it is held. Before, the stream stalled until ctx was done.
+func TestPauseWhileOpenHalfOpenProbeIgnoredWakesHeld(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		errIgnored := errors.New("ignored")
+		cb := newBreaker(t, circuitbreaker.Config{SlidingWindowSize: 2, MinimumNumberOfCalls: 2,
+			PermittedNumberOfCallsInHalfOpenState: 1, IgnoreErrors: []error{errIgnored}})
+		require.NoError(t, cb.TransitionToOpenState())
+		require.NoError(t, cb.TransitionToHalfOpenState())
+		p := levee.Compose[int]().WithCircuitBreaker(cb)
+		start := time.Now()
+		var calls atomic.Int32
+		ctx, cancel := context.WithTimeout(t.Context(), time.Hour)
+		defer cancel()
+		out, err := stream.Map(ctx, feed(ctx, count(2)...), p,
+			func(_ context.Context, v int) (int, error) {
+				if calls.Add(1) == 1 {
+					time.Sleep(time.Second)
+					return 0, errIgnored
+				}
+				return v * 10, nil
+			}, stream.PauseWhileOpen(0), stream.Concurrency(2))
+		require.NoError(t, err)
+		rs := drain(out)
+		require.Equal(t, []int{0, 1}, indexes(rs))
+		failed, live := 0, 0
+		for _, r := range rs {
+			if r.Err == nil {
+				live++
+				assert.Equal(t, r.In*10, r.Value)
+				assert.Equal(t, time.Second, r.Paused)
+			} else {
+				failed++
+				assert.ErrorIs(t, r.Err, errIgnored)
+				assert.Equal(t, time.Duration(0), r.Paused)
+			}
+		}
+		assert.Equal(t, 1, failed)
+		assert.Equal(t, 1, live)
+		assert.Equal(t, time.Second, time.Since(start))
 	})
 }

@@ -33,8 +33,8 @@ func (c *Chain[T]) CanRefuse() bool {
 }
 
 // Watch subscribes wake to the events of c's patterns that may end a refusal: a breaker's
-// state transition or reset, a bulkhead's finished call. stop unsubscribes it. A nil c
-// watches nothing.
+// state transition or reset or ignored error (a permission given back), a bulkhead's finished
+// call. stop unsubscribes it. A nil c watches nothing.
 func (c *Chain[T]) Watch(wake func()) (stop func()) {
 	if c == nil {
 		return func() {}
@@ -45,7 +45,10 @@ func (c *Chain[T]) Watch(wake func()) (stop func()) {
 		switch l.kind {
 		case kindCircuitBreaker:
 			stops = append(stops, l.cb.Subscribe(func(e circuitbreaker.Event) {
-				if e.Type == circuitbreaker.EventStateTransition || e.Type == circuitbreaker.EventReset {
+				// An ignored error gives its permission back without a transition: a
+				// HALF_OPEN probe's, which the held element may now take.
+				switch e.Type {
+				case circuitbreaker.EventStateTransition, circuitbreaker.EventReset, circuitbreaker.EventIgnoredError:
 					wake()
 				}
 			}))
