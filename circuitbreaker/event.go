@@ -125,7 +125,7 @@ func (cb *CircuitBreaker) Subscribe(fn func(Event)) (unsubscribe func()) {
 // receive, in the same order) and a function counting the events dropped so far. The first
 // event in the channel is an EventInitialState with the state at subscription (a transition
 // under way while subscribing may follow it). The channel holds up to buffer events (a buffer
-// below 1 is taken as 1); publishing never waits for the receiver: an event that finds the
+// below 1 is taken as 1, above 65536 as 65536); publishing never waits for the receiver: an event that finds the
 // buffer full is discarded and counted by dropped. No goroutine serves the channel. It is
 // closed, and the subscription removed, when ctx is done; events already buffered can still
 // be received. With a ctx that is never done the subscription lasts as long as the breaker.
@@ -143,7 +143,7 @@ func (cb *CircuitBreaker) Events(ctx context.Context, buffer int) (events <-chan
 // EventSeq returns the breaker's events as an iterator, and a function counting the events
 // its iterations dropped so far. Each range statement over seq subscribes when it starts
 // (events published before are not seen), yields an EventInitialState first, then the events
-// as Events delivers them through a buffer of buffer events (below 1 taken as 1; a full buffer
+// as Events delivers them through a buffer of buffer events (below 1 taken as 1, above 65536 as 65536; a full buffer
 // drops and counts, publishing never waits for the loop body), and unsubscribes when the loop
 // body breaks or ctx is done; then the loop ends after the events already buffered.
 // A nil cb yields nothing.

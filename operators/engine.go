@@ -98,7 +98,7 @@ func (e *emission[V, C]) run(ctx context.Context, up rxgo.Observable, seen *obse
 	s.ctx, s.cancel = context.WithCancel(ctx)
 	s.done = s.ctx.Done()
 	s.send = s.emit
-	if e.set.em.Pause {
+	if e.set.em.Pause && e.p.CanRefuse() {
 		s.pause = engine.NewPause(e.set.em.MaxPause, e.p.Watch, e.p.RetryAfter)
 	}
 	u, err := open(s.ctx, up, seen)

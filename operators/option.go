@@ -107,11 +107,12 @@ const DefaultBuffer = engine.DefaultBuffer // 64
 //
 // When to retry is decided as by stream.PauseWhileOpen: at the end of an OPEN breaker's wait or
 // of a rate limiter's wait for its next permission, whichever is later, or sooner on a
-// breaker's state transition or a bulkhead's finished call; an element refused while another is
+// breaker's state transition or ignored error, or a bulkhead's finished call; an element refused while another is
 // held waits for that one first. maxWait bounds the time one
 // element is held (0: no bound): past it the last refusal stands, answered by the fallbacks as
 // without this option, and the operator goes on. Holding ends when the subscription's context
-// is done. The time an element was held is its Result's Paused (MapResults).
+// is done. The time an element was held is its Result's Paused (MapResults). A pipeline with
+// no breaker, rate limiter or bulkhead (a nil one included) holds nothing.
 //
 // maxWait must be >= 0. It applies to Map, Filter, FlatMap and MapResults.
 func PauseWhileOpen(maxWait time.Duration) Option {

@@ -76,7 +76,7 @@ func (r *Retry) Subscribe(fn func(Event)) (unsubscribe func()) {
 
 // Events returns a channel that receives the retry's events (those Subscribe's callbacks receive), in publication order, and a function
 // counting the events dropped so far. The channel holds up to buffer events (a buffer below 1
-// is taken as 1); publishing never waits for the receiver: an event that finds the buffer full
+// is taken as 1, above 65536 as 65536); publishing never waits for the receiver: an event that finds the buffer full
 // is discarded and counted by dropped. No goroutine serves the channel. It is closed, and the
 // subscription removed, when ctx is done; events already buffered can still be received. With
 // a ctx that is never done the subscription lasts as long as r. A nil r returns a closed
@@ -91,7 +91,7 @@ func (r *Retry) Events(ctx context.Context, buffer int) (events <-chan Event, dr
 // EventSeq returns the retry's events (those Subscribe's callbacks receive) as an iterator, and a function counting the events its iterations
 // dropped so far. Each range statement over seq subscribes when it starts (events published
 // before are not seen), yields the events through a buffer of buffer events as Events does
-// (below 1 taken as 1; a full buffer drops and counts, publishing never waits for the loop
+// (below 1 taken as 1, above 65536 as 65536; a full buffer drops and counts, publishing never waits for the loop
 // body), and unsubscribes when the loop body breaks or ctx is done; the loop then ends after
 // the events already buffered. A nil r yields nothing.
 func (r *Retry) EventSeq(ctx context.Context, buffer int) (seq iter.Seq[Event], dropped func() uint64) {

@@ -133,7 +133,8 @@ func Window(n int) Option {
 // When to retry is decided from the pipeline's patterns: at the end of an OPEN breaker's wait
 // (circuitbreaker.CircuitBreaker.RemainingWaitInOpenState) or of a rate limiter's wait for its
 // next permission (ratelimiter.Metrics.NanosToWait), whichever is later, or sooner when a
-// breaker changes state or a bulkhead's call finishes (their events). A refusal with no such
+// breaker changes state or gives a permission back on an ignored error, or a bulkhead's call
+// finishes (their events). A refusal with no such
 // wait (a HALF_OPEN breaker whose probes are all out, FORCED_OPEN, a full bulkhead) is retried
 // once at once, then on those events only. A retry refused again holds the element again. With
 // Concurrency > 1, an element refused while another is held (its call had started before)
@@ -148,6 +149,9 @@ func Window(n int) Option {
 // answered by the fallbacks as without this option, and the operator goes on with the next
 // element. Holding ends when ctx is done, as any wait of the operator. The time an element was
 // held is its Result's Paused.
+//
+// A pipeline with no breaker, rate limiter or bulkhead (a nil one included) refuses nothing,
+// so the option holds nothing there: a rejection the function itself returns is its error.
 //
 // maxWait must be >= 0. It applies to Map, Filter, FlatMap and Batch.
 func PauseWhileOpen(maxWait time.Duration) Option {

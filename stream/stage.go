@@ -72,7 +72,7 @@ func newStage[V, C, O any](op string, in <-chan V, p *levee.Pipeline[C], fn func
 		expand:      expand,
 		stopOnError: set.em.StopOnError,
 	}
-	if set.em.Pause {
+	if set.em.Pause && s.p.CanRefuse() {
 		s.pause = engine.NewPause(set.em.MaxPause, s.p.Watch, s.p.RetryAfter)
 	}
 	s.engine = engine.Stage[V, Result[V, C]]{

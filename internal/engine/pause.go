@@ -92,7 +92,7 @@ func (p *Pause) hold(done <-chan struct{}, try func() (refused bool)) (paused ti
 	}
 	// Try once at once if nothing tells when to: the refusal may have ended before Watch
 	// subscribed (a bulkhead's permit given back meanwhile).
-	first := true
+	first, last := true, false
 	for {
 		select { // an event already reflected by what RetryAfter reads
 		case <-wakec:
@@ -106,11 +106,19 @@ func (p *Pause) hold(done <-chan struct{}, try func() (refused bool)) (paused ti
 				t = time.NewTimer(after)
 				tick = t.C
 			}
+			// A retry due by the clock no later than the bound (a limiter's next cycle at the
+			// very instant of it) is made: the element has not been held past maxWait. The two
+			// timers are not raced, as a tie between them would be decided by chance.
+			limit, atBound := bound, after > 0 && p.MaxWait > 0 && time.Since(start)+after == p.MaxWait
+			if atBound {
+				limit = nil
+			}
 			over, stopped := false, false
 			select {
 			case <-tick:
+				last = atBound
 			case <-wakec:
-			case <-bound:
+			case <-limit:
 				over = true
 			case <-done:
 				stopped = true
@@ -124,7 +132,7 @@ func (p *Pause) hold(done <-chan struct{}, try func() (refused bool)) (paused ti
 		}
 		first = false
 		held := time.Since(start) // the held element's retry starts here
-		if !try() {
+		if !try() || last {
 			return held, true
 		}
 	}

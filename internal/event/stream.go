@@ -7,6 +7,9 @@ import (
 	"sync/atomic"
 )
 
+// MaxBuffer is the largest buffer of a Stream, in events.
+const MaxBuffer = 1 << 16
+
 // Stream is a subscription that delivers events into a channel with a bounded buffer instead
 // of a callback. Publishing into it never blocks: an event that finds the buffer full is
 // dropped and counted (Dropped). No goroutine serves it; the channel is closed, and the
@@ -23,7 +26,9 @@ type Stream[E any] struct {
 }
 
 // Stream subscribes a channel of capacity buffer (a buffer below 1 is taken as 1, since a
-// non-blocking send into an unbuffered channel would drop nearly every event). If initial is
+// non-blocking send into an unbuffered channel would drop nearly every event, and one above
+// MaxBuffer as MaxBuffer, since the channel's buffer is allocated at once and a huge one would
+// panic or exhaust memory). If initial is
 // not nil and returns true, its event is the first one in the channel, ahead of every event
 // published after the subscription; it is read after subscribing, so an event published while
 // the subscription is made may follow it. The channel is closed when ctx is done or Close is
@@ -33,9 +38,7 @@ func (p *Publisher[E]) Stream(ctx context.Context, buffer int, initial func() (E
 }
 
 func (p *Publisher[E]) stream(ctx context.Context, buffer int, initial func() (E, bool), dropped *atomic.Uint64) *Stream[E] {
-	if buffer < 1 {
-		buffer = 1
-	}
+	buffer = min(max(buffer, 1), MaxBuffer)
 	if ctx == nil {
 		ctx = context.Background()
 	}

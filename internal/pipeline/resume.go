@@ -15,9 +15,26 @@ func Refused(err error, o fallback.Outcome) bool {
 	return reject.Is(err) || o.Fallback && reject.Is(o.Cause)
 }
 
+// CanRefuse reports whether c holds a pattern that refuses calls (a breaker, a rate limiter or
+// a bulkhead): only then may PauseWhileOpen hold an element. A rejection that the guarded
+// function itself returns, through a pipeline with no such pattern, is no refusal of the
+// pipeline, and nothing of it could end the wait. A nil c refuses nothing.
+func (c *Chain[T]) CanRefuse() bool {
+	if c == nil {
+		return false
+	}
+	for i := range c.layers {
+		switch c.layers[i].kind {
+		case kindCircuitBreaker, kindRateLimiter, kindBulkhead:
+			return true
+		}
+	}
+	return false
+}
+
 // Watch subscribes wake to the events of c's patterns that may end a refusal: a breaker's
-// state transition or reset, a bulkhead's finished call. stop unsubscribes it. A nil c
-// watches nothing.
+// state transition or reset or ignored error (a permission given back), a bulkhead's finished
+// call. stop unsubscribes it. A nil c watches nothing.
 func (c *Chain[T]) Watch(wake func()) (stop func()) {
 	if c == nil {
 		return func() {}
@@ -28,7 +45,10 @@ func (c *Chain[T]) Watch(wake func()) (stop func()) {
 		switch l.kind {
 		case kindCircuitBreaker:
 			stops = append(stops, l.cb.Subscribe(func(e circuitbreaker.Event) {
-				if e.Type == circuitbreaker.EventStateTransition || e.Type == circuitbreaker.EventReset {
+				// An ignored error gives its permission back without a transition: a
+				// HALF_OPEN probe's, which the held element may now take.
+				switch e.Type {
+				case circuitbreaker.EventStateTransition, circuitbreaker.EventReset, circuitbreaker.EventIgnoredError:
 					wake()
 				}
 			}))
