@@ -28,9 +28,16 @@ type config struct {
 	// OpenWait is the breaker's WaitDurationInOpenState; 0 lets it probe again at the next
 	// call, which makes a test's phases meet the breaker the same way whatever their duration.
 	OpenWait time.Duration
+
+	// Pause holds an order the pipeline refuses (stream.PauseWhileOpen) instead of answering
+	// it from the fallback, for at most MaxPause (0: no bound). Its phases must end by the
+	// clock: a paused consumer reads no order.
+	Pause    bool
+	MaxPause time.Duration
 }
 
-// defaultConfig is the program's run: 10,000 orders replayed in about eight seconds.
+// defaultConfig is the program's first run, which drains as it goes: 10,000 orders replayed in about
+// eight seconds, the outage switched by order count.
 func defaultConfig() config {
 	const slow = 300 * time.Millisecond
 	return config{
@@ -42,6 +49,26 @@ func defaultConfig() config {
 		SlowLatency: slow,
 		OpenWait:    500 * time.Millisecond,
 	}
+}
+
+// pausedConfig is the program's third run: the same orders as a backlog (all due at once,
+// as for a consumer restarting on a log), paused while the pipeline refuses, through an
+// outage of 1.5s of 503s and 1.5s of slow answers from the 3,000th order on.
+func pausedConfig() config {
+	cfg := defaultConfig()
+	cfg.Speedup = 0
+	cfg.Phases = backlogPhases(cfg.SlowLatency, 1500*time.Millisecond, 1500*time.Millisecond)
+	cfg.Pause = true
+	cfg.MaxPause = 10 * time.Second
+	return cfg
+}
+
+// drainBacklogConfig is the paused run without the pause: the backlog drained into the
+// fallback once the breaker opens, as a consumer does by default.
+func drainBacklogConfig() config {
+	cfg := pausedConfig()
+	cfg.Pause, cfg.MaxPause = false, 0
+	return cfg
 }
 
 // settleTimeout bounds the waits for the gateway and the goroutines to wind down at the end.
@@ -73,6 +100,7 @@ func priceOrders(ctx context.Context, cfg config, orders io.Reader) (*report, er
 	start := time.Now()
 	rep := newReport(cfg, gw.URL())
 	sched := newSchedule(gw, cfg.Phases, start)
+	defer sched.stop() // for the early returns: no phase timer outlives the run
 	gw.OnRequest(func(info payment.RequestInfo) {
 		ph := sched.now()
 		rep.requests[ph].Add(1)
@@ -96,9 +124,11 @@ func priceOrders(ctx context.Context, cfg config, orders io.Reader) (*report, er
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel() // stops the producer and the stream if the loop below ends early
 	in, done := replay(ctx, orders, cfg.Limit, cfg.Speedup, sched.enter)
-	results, err := stream.Map(ctx, in, pricing, p.live,
-		stream.Concurrency(cfg.Concurrency),
-		stream.WithFallback(p.lastKnown))
+	opts := []stream.Option{stream.Concurrency(cfg.Concurrency), stream.WithFallback(p.lastKnown)}
+	if cfg.Pause {
+		opts = append(opts, stream.PauseWhileOpen(cfg.MaxPause))
+	}
+	results, err := stream.Map(ctx, in, pricing, p.live, opts...)
 	if err != nil {
 		cancel()
 		<-done
@@ -109,6 +139,7 @@ func priceOrders(ctx context.Context, cfg config, orders io.Reader) (*report, er
 	}
 	cancel() // the stream has ended; if ctx ended it, the producer must stop too
 	prod := <-done
+	sched.stop()
 	if prod.err != nil && !errors.Is(prod.err, context.Canceled) {
 		return nil, fmt.Errorf("reading orders: %w", prod.err)
 	}

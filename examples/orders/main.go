@@ -35,6 +35,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 )
@@ -58,14 +59,33 @@ func run() int {
 	}
 	defer f.Close()
 
-	rep, err := priceOrders(ctx, defaultConfig(), f)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "orders:", err)
-		return 2
+	code := 0
+	var runs []namedRun
+	for i, r := range []struct {
+		name string
+		cfg  config
+	}{
+		{"drain, paced", defaultConfig()},
+		{"drain, backlog", drainBacklogConfig()},
+		{"paused, backlog", pausedConfig()},
+	} {
+		if _, err := f.Seek(0, io.SeekStart); err != nil {
+			fmt.Fprintln(os.Stderr, "orders:", err)
+			return 2
+		}
+		rep, err := priceOrders(ctx, r.cfg, f)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "orders:", err)
+			return 2
+		}
+		fmt.Printf("── run %d: %s ──\n", i+1, r.name)
+		rep.print(os.Stdout, ordersFile)
+		fmt.Println()
+		if len(failed(rep.checks())) > 0 {
+			code = 1
+		}
+		runs = append(runs, namedRun{r.name, rep})
 	}
-	rep.print(os.Stdout, ordersFile)
-	if len(failed(rep.checks())) > 0 {
-		return 1
-	}
-	return 0
+	printSideBySide(os.Stdout, runs)
+	return code
 }

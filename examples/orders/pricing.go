@@ -56,6 +56,16 @@ func (p *pricer) lastKnown(_ context.Context, o Order, _ error) (Quote, error) {
 	return q, nil
 }
 
+// The breaker decides from minimumCalls calls on, and the retry makes up to attempts calls
+// per order. A run that pauses while the breaker is open answers from the fallback only the
+// orders whose every attempt failed while the breaker still let calls through: before it
+// opens, and in a HALF_OPEN period, which lets fewer calls through. minimumCalls × attempts
+// bounds them with room to spare for the paused run's checks.
+const (
+	minimumCalls = 20
+	attempts     = 3
+)
+
 // newPatterns configures the patterns guarding the pricing gateway, as a service calling a
 // pricing API would: the errors the gateway is to blame for (5xx, timeouts) are retried and
 // recorded, the caller's own (4xx) neither.
@@ -68,7 +78,7 @@ func newPatterns(cfg config) (levee.Patterns, error) {
 	}
 	cbc := circuitbreaker.Config{
 		SlidingWindowSize:    50,
-		MinimumNumberOfCalls: 20,
+		MinimumNumberOfCalls: minimumCalls,
 		FailureRateThreshold: 50,
 		// Calls that take most of the time limit are a warning sign even when they answer.
 		SlowCallDurationThreshold:             cfg.TimeLimit * 4 / 5,
@@ -82,7 +92,7 @@ func newPatterns(cfg config) (levee.Patterns, error) {
 	}
 	return levee.NewPatterns("pricing", levee.Configs{
 		Retry: &retry.Config{
-			MaxAttempts:      3,
+			MaxAttempts:      attempts,
 			IntervalFunction: backoff,
 			// A price is a GET: retrying it after a timeout is safe.
 			RetryErrors:  []error{payment.ErrGateway, timelimiter.ErrTimeout},

@@ -93,6 +93,14 @@ type report struct {
 	received, cancelled int64 // requests the gateway received, and saw cancelled by the client
 	permitsBack         bool  // every bulkhead permit was back once the stream ended
 
+	// held counts the orders PauseWhileOpen held after their call was refused; paused sums
+	// the time they waited (Result.Paused), longest is the longest of them. Holds overlap
+	// (an order refused while another is held is held after it), so the sum exceeds the time
+	// the consumer stood still, and the longest hold falls short of it when the outage
+	// outlasts one order's hold.
+	held            int
+	paused, longest time.Duration
+
 	goroutinesBefore, goroutinesAfter int
 	elapsed                           time.Duration
 }
@@ -115,6 +123,11 @@ func (r *report) add(res stream.Result[Order, Quote], ph int) {
 		r.outOfOrder++
 	}
 	r.out++
+	if res.Paused > 0 {
+		r.held++
+		r.paused += res.Paused
+		r.longest = max(r.longest, res.Paused)
+	}
 	t := &r.phases[ph]
 	t.orders++
 	price := payment.ListPrice(res.In.SKU)
@@ -168,15 +181,16 @@ func (r *report) finish(s *schedule, final circuitbreaker.State) {
 	r.mu.Lock()
 	r.finalState = final
 	r.mu.Unlock()
+	began := s.beganAt()
 	for i := range r.phases {
-		r.phases[i].began, r.phases[i].ended = s.began[i], -1
-		if s.began[i] < 0 {
+		r.phases[i].began, r.phases[i].ended = began[i], -1
+		if began[i] < 0 {
 			continue
 		}
 		r.phases[i].ended = r.elapsed
 		for j := i + 1; j < len(r.phases); j++ {
-			if s.began[j] >= 0 {
-				r.phases[i].ended = s.began[j]
+			if began[j] >= 0 {
+				r.phases[i].ended = began[j]
 				break
 			}
 		}

@@ -70,7 +70,7 @@ func TestScheduleSwitchesTheGatewayByOrderCount(t *testing.T) {
 	gw, err := payment.Start()
 	require.NoError(t, err)
 	defer gw.Close()
-	phases := []phase{{"a", 0, payment.ModeOK}, {"b", 3, payment.ModeFail}, {"c", 5, payment.ModeSlow}}
+	phases := []phase{{"a", 0, payment.ModeOK, 0}, {"b", 3, payment.ModeFail, 0}, {"c", 5, payment.ModeSlow, 0}}
 	s := newSchedule(gw, phases, time.Now())
 	wantPhase := []int{0, 0, 0, 1, 1, 2, 2}
 	wantMode := []payment.Mode{payment.ModeOK, payment.ModeOK, payment.ModeOK, payment.ModeFail,
@@ -100,7 +100,7 @@ func result(i int, sku string, v Quote, fb bool, cause, err error) stream.Result
 
 // add sorts each result into exactly one bin and spots every wrong answer.
 func TestReportAddSortsEachResult(t *testing.T) {
-	cfg := config{Concurrency: 2, Phases: []phase{{"ok", 0, payment.ModeOK}, {"fail", 4, payment.ModeFail}}}
+	cfg := config{Concurrency: 2, Phases: []phase{{"ok", 0, payment.ModeOK, 0}, {"fail", 4, payment.ModeFail, 0}}}
 	r := newReport(cfg, "")
 	mug := payment.ListPrice("MUG-001")
 	open := &circuitbreaker.CallNotPermittedError{Name: "pricing"}
@@ -145,7 +145,7 @@ func TestReportAddSortsEachResult(t *testing.T) {
 // goodReport is a report whose every check holds.
 func goodReport() *report {
 	cfg := config{Concurrency: 8, Phases: []phase{
-		{"healthy", 0, payment.ModeOK}, {"failing", 10, payment.ModeFail}, {"healthy again", 20, payment.ModeOK}}}
+		{"healthy", 0, payment.ModeOK, 0}, {"failing", 10, payment.ModeFail, 0}, {"healthy again", 20, payment.ModeOK, 0}}}
 	r := newReport(cfg, "http://127.0.0.1:1")
 	r.in, r.out = 30, 30
 	r.phases[0] = phaseTally{orders: 10, live: 10}

@@ -56,7 +56,9 @@ func (r *report) checks() []check {
 			fmt.Sprintf("opened %d times", opened)},
 		check{"breaker transitions chain from CLOSED to its final state", r.chained(),
 			fmt.Sprintf("%d transitions, ends %v", len(r.transitions), r.finalState)})
-	if n := len(r.phases); n > 0 && r.cfg.Phases[n-1].mode == payment.ModeOK {
+	cs = append(cs, r.pauseChecks(t)...)
+	// A run that drains a backlog may end before a last phase that begins by the clock.
+	if n := len(r.phases); n > 0 && r.cfg.Phases[n-1].mode == payment.ModeOK && r.phases[n-1].began >= 0 {
 		last := r.phases[n-1]
 		cs = append(cs, check{"last phase (healthy): the breaker closed again",
 			r.finalState == circuitbreaker.Closed && last.live > 0,
@@ -77,6 +79,27 @@ func (r *report) checks() []check {
 			r.goroutinesAfter <= r.goroutinesBefore,
 			fmt.Sprintf("%d before, %d after", r.goroutinesBefore, r.goroutinesAfter)},
 	)
+}
+
+// pauseChecks are the checks that tell a paused run from one that drains. Paused, the
+// fallback answers only orders whose every attempt failed while the breaker let calls
+// through (see minimumCalls), and every other order is priced live once the outage is over;
+// draining, the fallback answers every order the open breaker refuses.
+func (r *report) pauseChecks(t phaseTally) []check {
+	fb := t.cached + t.noPrice
+	if !r.cfg.Pause {
+		return []check{{"drain: fallback answers ≥ a quarter of the orders", fb > 0 && 4*fb >= r.in,
+			fmt.Sprintf("%d of %d", fb, r.in)}}
+	}
+	const most = minimumCalls * attempts
+	return []check{
+		{fmt.Sprintf("paused: fallback answers ≤ minimum calls × attempts = %d", most), fb <= most,
+			fmt.Sprintf("%d of %d", fb, r.in)},
+		{fmt.Sprintf("paused: priced live ≥ orders − %d", most), r.in > 0 && t.live >= r.in-most,
+			fmt.Sprintf("%d of %d", t.live, r.in)},
+		{"paused: orders were held while the breaker refused them", r.held > 0 && r.paused > 0,
+			fmt.Sprintf("%d held, %.2fs in all", r.held, r.paused.Seconds())},
+	}
 }
 
 func unexpected(n int, first error) string {
@@ -113,12 +136,16 @@ func failed(cs []check) []check {
 // print writes the summary: the phases table, the breaker's transitions, the gateway's and the
 // program's figures, and the checks.
 func (r *report) print(w io.Writer, source string) {
-	pace := "as fast as they are priced"
+	pace := "as a backlog (all due at once)"
 	if r.cfg.Speedup > 0 {
 		pace = fmt.Sprintf("%g× faster than they were placed", r.cfg.Speedup)
 	}
-	fmt.Fprintf(w, "orders: %d orders from %s, replayed %s, priced %d at a time\n",
-		r.in, source, pace, r.cfg.Concurrency)
+	refused := "answering refused orders from the fallback"
+	if r.cfg.Pause {
+		refused = fmt.Sprintf("pausing on refused orders (PauseWhileOpen, at most %v each)", r.cfg.MaxPause)
+	}
+	fmt.Fprintf(w, "orders: %d orders from %s, replayed %s, priced %d at a time, %s\n",
+		r.in, source, pace, r.cfg.Concurrency, refused)
 	fmt.Fprintf(w, "through Retry(CircuitBreaker(RateLimiter(TimeLimiter %v(Bulkhead %d(price))))) "+
 		"with the last known price as fallback,\non the gateway at %s\n\n", r.cfg.TimeLimit, r.cfg.Concurrency, r.url)
 
@@ -136,6 +163,9 @@ func (r *report) print(w io.Writer, source string) {
 	fmt.Fprintf(w, "why not live, by the pipeline's last error: breaker open %d, 503 %d, timeout %d, "+
 		"bulkhead or rate limiter %d, other %d\n", t.causes[causeOpen], t.causes[causeGateway],
 		t.causes[causeTimeout], t.causes[causeRefused], t.causes[causeOther])
+
+	fmt.Fprintf(w, "paused: %d orders held after a refusal, the longest %.2fs, %.2fs summed over them\n",
+		r.held, r.longest.Seconds(), r.paused.Seconds())
 
 	fmt.Fprintf(w, "\nbreaker transitions (from its events), ending %v:\n", r.finalState)
 	for _, tr := range r.transitions {
@@ -186,4 +216,34 @@ func pad(s string, n int) string {
 		return s + strings.Repeat(" ", n-k)
 	}
 	return s
+}
+
+// namedRun is one run of the program, named for the side-by-side table.
+type namedRun struct {
+	name string
+	rep  *report
+}
+
+// printSideBySide writes the runs' totals one beside the other: what pausing changes.
+func printSideBySide(w io.Writer, runs []namedRun) {
+	row := func(label string, cell func(r *report) string) {
+		fmt.Fprintf(w, "%-34s", label)
+		for _, rn := range runs {
+			fmt.Fprintf(w, " %22s", cell(rn.rep))
+		}
+		fmt.Fprintln(w)
+	}
+	fmt.Fprintf(w, "%-34s", "")
+	for _, rn := range runs {
+		fmt.Fprintf(w, " %22s", rn.name)
+	}
+	fmt.Fprintln(w)
+	row("orders in", func(r *report) string { return fmt.Sprint(r.in) })
+	row("priced live", func(r *report) string { return fmt.Sprint(r.total().live) })
+	row("answered by fallback (stale)", func(r *report) string { return fmt.Sprint(r.total().cached) })
+	row("no price (unpriced)", func(r *report) string { return fmt.Sprint(r.total().noPrice) })
+	row("orders held (PauseWhileOpen)", func(r *report) string { return fmt.Sprint(r.held) })
+	row("time paused: longest hold", func(r *report) string { return fmt.Sprintf("%.2fs", r.longest.Seconds()) })
+	row("time paused: summed over holds", func(r *report) string { return fmt.Sprintf("%.2fs", r.paused.Seconds()) })
+	row("total time", func(r *report) string { return fmt.Sprintf("%.2fs", r.elapsed.Seconds()) })
 }
