@@ -38,6 +38,84 @@ func smallRun() config {
 	}
 }
 
+// backlogRun is the paused run of the program scaled down for a test: the first 320 orders
+// as a backlog, the gateway failing from the 100th for 300ms, then slow for 300ms. The
+// breaker waits 100ms when open: a held order is retried when the wait ends, and with no wait
+// its every attempt would probe, and could use up its retries in HALF_OPEN.
+func backlogRun(pause bool) config {
+	cfg := smallRun()
+	cfg.Phases = []phase{
+		{"healthy", 0, payment.ModeOK, 0},
+		{"failing", 100, payment.ModeFail, 300 * time.Millisecond},
+		{"slow", -1, payment.ModeSlow, 300 * time.Millisecond},
+		{"healthy again", -1, payment.ModeOK, 0},
+	}
+	cfg.OpenWait = 100 * time.Millisecond
+	cfg.Pause = pause
+	if pause {
+		cfg.MaxPause = 5 * time.Second
+	}
+	return cfg
+}
+
+// The paused run against the real loopback gateway: the consumer waits the outage out, so the
+// fallback answers only the orders whose retries ran out before the breaker opened, and the
+// rest are priced live once the gateway is healthy again.
+func TestPausedRunPricesTheBacklogLive(t *testing.T) {
+	f, err := os.Open(ordersFile)
+	require.NoError(t, err)
+	defer f.Close()
+
+	rep, err := priceOrders(context.Background(), backlogRun(true), f)
+	require.NoError(t, err)
+	var summary strings.Builder
+	rep.print(&summary, ordersFile)
+	t.Log("\n" + summary.String())
+
+	var out []string
+	for _, c := range failed(rep.checks()) {
+		out = append(out, c.name+": "+c.measured)
+	}
+	require.Empty(t, out, "checks that failed")
+
+	assert.Equal(t, 320, rep.in)
+	assert.Equal(t, 320, rep.out)
+	assert.Equal(t, 100, rep.phases[0].orders, "healthy: the first 100 orders, by count")
+	total := rep.total()
+	assert.Equal(t, 320, total.live+total.cached+total.noPrice)
+	assert.GreaterOrEqual(t, total.live, 320-minimumCalls*attempts)
+	assert.Zero(t, total.causes[causeOpen], "no order answered for an open breaker")
+	assert.Positive(t, rep.held)
+	// One hold lasts at most until the outage is over and the breaker's wait has ended.
+	assert.Less(t, rep.longest, 5*time.Second, "no hold ran into MaxPause")
+	assert.GreaterOrEqual(t, rep.phases[3].began, 600*time.Millisecond, "the outage lasted its time")
+	assert.Positive(t, rep.phases[3].live, "orders priced live after the outage")
+	assert.Equal(t, circuitbreaker.Closed, rep.finalState)
+	assert.LessOrEqual(t, rep.goroutinesAfter, rep.goroutinesBefore)
+}
+
+// The same backlog without the pause drains into the fallback once the breaker opens.
+func TestDrainedBacklogAnswersFromTheFallback(t *testing.T) {
+	f, err := os.Open(ordersFile)
+	require.NoError(t, err)
+	defer f.Close()
+
+	rep, err := priceOrders(context.Background(), backlogRun(false), f)
+	require.NoError(t, err)
+	var out []string
+	for _, c := range failed(rep.checks()) {
+		out = append(out, c.name+": "+c.measured)
+	}
+	require.Empty(t, out, "checks that failed")
+	assert.Equal(t, 320, rep.out)
+	assert.Equal(t, 100, rep.phases[0].orders)
+	total := rep.total()
+	assert.GreaterOrEqual(t, total.cached+total.noPrice, 80, "a quarter of the orders, at least")
+	assert.Positive(t, total.causes[causeOpen], "orders answered for an open breaker")
+	assert.Zero(t, rep.held)
+	assert.Zero(t, rep.paused)
+}
+
 // The program's core against the real loopback gateway: every invariant it checks holds, and
 // the figures it reports add up.
 func TestPriceOrdersKeepsTheInvariants(t *testing.T) {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/stretchr/testify/assert"
@@ -92,6 +93,65 @@ func TestScheduleSwitchesTheGatewayByOrderCount(t *testing.T) {
 	}
 	assert.LessOrEqual(t, s.began[0], s.began[1])
 	assert.LessOrEqual(t, s.began[1], s.began[2])
+}
+
+// A phase that lasts a time hands over to the next one on the clock, orders arriving or not;
+// orders then arrive in the phase in force. Stopped, the schedule switches no more.
+func TestScheduleEndsATimedPhaseByTheClock(t *testing.T) {
+	gw, err := payment.Start()
+	require.NoError(t, err)
+	defer gw.Close()
+	synctest.Test(t, func(t *testing.T) {
+		phases := []phase{{"a", 0, payment.ModeOK, 0}, {"b", 2, payment.ModeFail, time.Second},
+			{"c", -1, payment.ModeSlow, 2 * time.Second}, {"d", -1, payment.ModeOK, 0}}
+		start := time.Now()
+		s := newSchedule(gw, phases, start)
+		defer s.stop()
+		s.enter(0)
+		s.enter(1)
+		s.enter(2)
+		assert.Equal(t, payment.ModeFail, gw.Mode())
+		for i := 3; i < 10; i++ {
+			s.enter(i) // orders counted past b's start do not end it
+		}
+		assert.Equal(t, 1, s.now())
+
+		time.Sleep(time.Second)
+		synctest.Wait()
+		assert.Equal(t, 2, s.now())
+		assert.Equal(t, payment.ModeSlow, gw.Mode())
+		s.enter(10)
+
+		time.Sleep(2 * time.Second)
+		synctest.Wait()
+		assert.Equal(t, 3, s.now())
+		assert.Equal(t, payment.ModeOK, gw.Mode())
+		s.enter(11)
+
+		want := []int{0, 0, 1, 1, 1, 1, 1, 1, 1, 1, 2, 3}
+		for i, ph := range want {
+			assert.Equal(t, ph, s.of(i), "phase of order %d", i)
+		}
+		assert.Equal(t, []time.Duration{0, 0, time.Second, 3 * time.Second}, s.beganAt())
+	})
+}
+
+// A stopped schedule leaves the gateway alone: the timer of a phase under way does not fire.
+func TestScheduleStoppedSwitchesNoMore(t *testing.T) {
+	gw, err := payment.Start()
+	require.NoError(t, err)
+	defer gw.Close()
+	synctest.Test(t, func(t *testing.T) {
+		phases := []phase{{"a", 0, payment.ModeFail, time.Second}, {"b", -1, payment.ModeOK, 0}}
+		s := newSchedule(gw, phases, time.Now())
+		s.enter(0)
+		s.stop()
+		time.Sleep(2 * time.Second)
+		synctest.Wait()
+		assert.Equal(t, 0, s.now())
+		assert.Equal(t, payment.ModeFail, gw.Mode())
+		assert.Equal(t, []time.Duration{0, -1}, s.beganAt())
+	})
 }
 
 func result(i int, sku string, v Quote, fb bool, cause, err error) stream.Result[Order, Quote] {
@@ -189,6 +249,10 @@ func TestChecksNameTheBrokenInvariant(t *testing.T) {
 		{"max calls in flight at the gateway ≤ bulkhead size = concurrency", func(r *report) { r.limit = 16 }},
 		{"every bulkhead permit is back", func(r *report) { r.permitsBack = false }},
 		{"no goroutine left behind (after ≤ before, client and gateway closed)", func(r *report) { r.goroutinesAfter = 4 }},
+		{"drain: fallback answers ≥ a quarter of the orders", func(r *report) {
+			r.phases[1] = phaseTally{orders: 10, live: 4, cached: 6, causes: [numCauses]int{causeOpen: 6}}
+			r.phases[2].cached, r.phases[2].live = 0, 10 // 6 of 30 answered by the fallback
+		}},
 	} {
 		r := goodReport()
 		tc.brk(r)
@@ -197,5 +261,47 @@ func TestChecksNameTheBrokenInvariant(t *testing.T) {
 			names = append(names, c.name)
 		}
 		assert.Equal(t, []string{tc.check}, names)
+	}
+}
+
+// pausedReport is a paused run's report whose every check holds: 1,000 orders, 60 of them
+// answered by the fallback.
+func pausedReport() *report {
+	r := goodReport()
+	r.cfg.Pause = true
+	r.in, r.out = 1000, 1000
+	r.phases[0] = phaseTally{orders: 300, live: 300}
+	r.phases[1] = phaseTally{orders: 10, cached: 9, noPrice: 1, causes: [numCauses]int{causeGateway: 10}}
+	r.phases[2] = phaseTally{orders: 690, live: 640, cached: 50, causes: [numCauses]int{causeGateway: 50}}
+	r.held, r.paused, r.longest = 3, 2*time.Second, time.Second
+	return r
+}
+
+// The paused run's checks hold at their bounds and fail one by one past them; a drained
+// run's check is not among them.
+func TestPausedChecksBoundTheFallback(t *testing.T) {
+	var names []string
+	for _, c := range pausedReport().checks() {
+		require.True(t, c.ok, "%s: %s", c.name, c.measured)
+		names = append(names, c.name)
+	}
+	assert.Contains(t, names, "paused: fallback answers ≤ minimum calls × attempts = 60")
+	assert.NotContains(t, names, "drain: fallback answers ≥ a quarter of the orders")
+	for _, tc := range []struct {
+		checks []string
+		brk    func(r *report)
+	}{
+		{[]string{"paused: fallback answers ≤ minimum calls × attempts = 60", "paused: priced live ≥ orders − 60"},
+			func(r *report) { r.phases[2].live, r.phases[2].cached = 639, 51 }},
+		{[]string{"paused: priced live ≥ orders − 60"}, func(r *report) { r.in, r.out = 1001, 1001 }},
+		{[]string{"paused: orders were held while the breaker refused them"}, func(r *report) { r.held, r.paused = 0, 0 }},
+	} {
+		r := pausedReport()
+		tc.brk(r)
+		var names []string
+		for _, c := range failed(r.checks()) {
+			names = append(names, c.name)
+		}
+		assert.Equal(t, tc.checks, names)
 	}
 }
