@@ -163,8 +163,9 @@ func PauseWhileOpen(maxWait time.Duration) Option {
 // all been sent and acknowledged with Ack, so that a consumer of a log or a queue can commit
 // that offset, or acknowledge the entries below it, without losing one. See CommitWatermark.
 //
-// Methods: Load() int, safe for concurrent use, never decreasing; Ack(index int), once per
-// Result received, with its Index.
+// Methods: Load() int, never decreasing; Ack(index int), once per Result received, with its
+// Index, in any order; or AckNext(), once per Result received, in the order received. All are
+// safe for concurrent use.
 type Watermark = engine.Watermark
 
 // NewWatermark returns a Watermark at 0, to give to one operator with CommitWatermark.

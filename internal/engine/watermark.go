@@ -26,6 +26,7 @@ type Watermark struct {
 
 	mu   sync.Mutex
 	open map[int]*mark // elements >= low with a Result sent or expected
+	sent []int         // indexes of the items sent and not yet acknowledged, in send order; -1: not an element's
 }
 
 // mark is what one element still waits for.
@@ -56,8 +57,9 @@ func (w *Watermark) Bind() error {
 func (w *Watermark) Load() int { return int(w.low.Load()) }
 
 // Ack acknowledges one Result of the element of input index index, received and handled by the
-// consumer: call it once per Result taken from the output, with the Result's Index. An index
-// below the watermark, or one with no Result left to acknowledge, is ignored.
+// consumer: call it once per Result taken from the output, with the Result's Index, in any
+// order. An index below the watermark, or one with no Result left to acknowledge, is ignored.
+// Use Ack or AckNext, not both, on one Watermark.
 func (w *Watermark) Ack(index int) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
@@ -66,7 +68,39 @@ func (w *Watermark) Ack(index int) {
 		return
 	}
 	m.unacked--
+	// Forget one send of index, and the items at the head that belong to no element.
+	for k, i := range w.sent {
+		if i == index {
+			w.sent = append(w.sent[:k], w.sent[k+1:]...)
+			break
+		}
+	}
+	for len(w.sent) > 0 && w.sent[0] < 0 {
+		w.sent = w.sent[1:]
+	}
 	w.advance()
+}
+
+// AckNext acknowledges the oldest item sent on the output and not yet acknowledged: call it
+// once per item taken from the output (a Result, a value or an error item alike), in the order
+// received, when the items carry no index. Since a channel hands its items over in the order
+// they were sent, the k-th call acknowledges the k-th item received. A call with nothing sent
+// to acknowledge is ignored. Use Ack or AckNext, not both, on one Watermark.
+func (w *Watermark) AckNext() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if len(w.sent) == 0 {
+		return
+	}
+	index := w.sent[0]
+	w.sent = w.sent[1:]
+	if index < 0 {
+		return
+	}
+	if m := w.open[index]; m != nil && m.unacked > 0 {
+		m.unacked--
+		w.advance()
+	}
 }
 
 // Sending records that a Result of the element index is about to be sent. The operator calls
@@ -76,6 +110,15 @@ func (w *Watermark) Sending(index int) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.at(index).unacked++
+	w.sent = append(w.sent, index)
+}
+
+// SendingOther records that an item that is no element's Result (an upstream error forwarded)
+// is about to be sent, so that AckNext stays in step with the items received.
+func (w *Watermark) SendingOther() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.sent = append(w.sent, -1)
 }
 
 // Complete records that every Result of the element index has been sent.

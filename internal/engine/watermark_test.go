@@ -72,3 +72,23 @@ func TestWatermarkConcurrent(t *testing.T) {
 	loads.Wait()
 	assert.Equal(t, n, w.Load())
 }
+
+// TestWatermarkAckNext: AckNext acknowledges the items in the order they were sent, skipping
+// those of no element.
+func TestWatermarkAckNext(t *testing.T) {
+	w := NewWatermark()
+	w.Sending(1)
+	w.SendingOther()
+	w.Sending(0)
+	w.Complete(1)
+	w.Complete(0)
+	w.AckNext() // element 1's
+	assert.Equal(t, 0, w.Load())
+	w.AckNext() // the upstream error's
+	assert.Equal(t, 0, w.Load())
+	w.AckNext() // element 0's
+	assert.Equal(t, 2, w.Load())
+	w.AckNext() // nothing left
+	assert.Equal(t, 2, w.Load())
+	assert.Empty(t, w.sent)
+}
