@@ -184,8 +184,8 @@ var ErrWatermarkInUse = engine.ErrWatermarkInUse
 // Done means delivered to the consumer and acknowledged by it: the operator has sent every
 // Result the element yields, and the consumer has called w.Ack(r.Index) for each. An element
 // Filter drops yields none and is done once dropped; a FlatMap element is done once each of
-// its values has been acknowledged, and one whose slice is empty once the call returned; a
-// Batch's index is the batch's. Sent alone is not enough: a Result in the output's Buffer, or
+// its values has been acknowledged, and one whose slice is empty once the call returned. For
+// Batch the elements counted are the batches (a Result's Index), not the input's elements. Sent alone is not enough: a Result in the output's Buffer, or
 // taken by a consumer that fails before handling it, has not been delivered, and the channel
 // cannot tell the operator when the consumer has received one; the acknowledgement can. So
 // the watermark never passes an element whose Result is not out and handled, whatever the
