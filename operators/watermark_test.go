@@ -104,7 +104,10 @@ func TestWatermarkProperty(t *testing.T) {
 			ordered := rapid.Bool().Draw(rt, "ordered")
 			op := rapid.SampledFrom([]string{"Map", "MapResults", "FlatMap"}).Draw(rt, "op")
 			durs := rapid.SliceOfN(rapid.IntRange(0, 20), n, n).Draw(rt, "call(ms)")
-			cancelAt := rapid.IntRange(-1, 200).Draw(rt, "cancelAt(ms), -1 never")
+			cancelAt := -1 // never
+			if rapid.Bool().Draw(rt, "cancel") {
+				cancelAt = rapid.IntRange(0, 200).Draw(rt, "cancelAt(ms)")
+			}
 			w := operators.NewWatermark()
 			opts := []operators.Option{operators.Concurrency(c), operators.CommitWatermark(w),
 				operators.Buffer(rapid.IntRange(0, 8).Draw(rt, "buffer"))}

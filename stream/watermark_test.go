@@ -133,8 +133,19 @@ func TestWatermarkProperty(t *testing.T) {
 			ordered := rapid.Bool().Draw(rt, "ordered")
 			op := rapid.SampledFrom([]string{"Map", "Filter", "FlatMap"}).Draw(rt, "op")
 			durs := rapid.SliceOfN(rapid.IntRange(0, 20), n, n).Draw(rt, "call(ms)")
-			cancelAt := rapid.IntRange(-1, 200).Draw(rt, "cancelAt(ms), -1 never")
+			cancelAt := -1 // never
+			if rapid.Bool().Draw(rt, "cancel") {
+				cancelAt = rapid.IntRange(0, 200).Draw(rt, "cancelAt(ms)")
+			}
+			inOrder := rapid.Bool().Draw(rt, "AckNext") // else Ack(index) in any order
 			w := stream.NewWatermark()
+			ack := func(held []int, k int) {
+				if inOrder {
+					w.AckNext()
+				} else {
+					w.Ack(held[k])
+				}
+			}
 			opts := []stream.Option{stream.Concurrency(c), stream.CommitWatermark(w),
 				stream.Buffer(rapid.IntRange(0, 8).Draw(rt, "buffer"))}
 			if !ordered {
@@ -233,19 +244,22 @@ func TestWatermarkProperty(t *testing.T) {
 				}
 				held = append(held, r.Index)
 				for len(held) > 0 && rapid.Bool().Draw(rt, "ack") {
-					k := rapid.IntRange(0, len(held)-1).Draw(rt, "which")
+					k := 0
+					if !inOrder {
+						k = rapid.IntRange(0, len(held)-1).Draw(rt, "which")
+					}
 					acked[held[k]]++
-					w.Ack(held[k])
+					ack(held, k)
 					held = append(held[:k], held[k+1:]...)
 					check("acked")
 				}
 			}
-			for _, i := range held {
+			for k, i := range held {
 				acked[i]++
-				w.Ack(i)
+				ack(held, k)
 				check("acked at the end")
 			}
-			if ctx.Err() == nil && !failed {
+			if cancelAt < 0 && !failed {
 				if got := w.Load(); got != n {
 					rt.Fatalf("ran to the end: watermark %d, want %d", got, n)
 				}
