@@ -24,7 +24,10 @@
 // element one error item among values instead. Concurrency, Window, Unordered, StopOnError,
 // Buffer, PauseWhileOpen and WithFallback mean what they mean in the stream package; each call goes through
 // the pipeline without a closure per item. Error items of the upstream are forwarded in their
-// place and are no call's failure.
+// place and are no call's failure. CommitWatermark keeps a commit watermark over the
+// upstream's value items: acknowledge with Watermark.Ack(r.Index) after MapResults, and with
+// Watermark.AckNext, once per item read from levee's operator in the order read, after Map,
+// Filter and FlatMap.
 //
 // # rxgo operators after levee's
 //

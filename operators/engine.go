@@ -3,6 +3,7 @@ package operators
 import (
 	"context"
 	"fmt"
+	"sync/atomic"
 
 	"github.com/levee-go/levee"
 	"github.com/levee-go/levee/fallback"
@@ -31,6 +32,8 @@ type emission[V, C any] struct {
 	expand func(r Result[V, C], send func(rxgo.Item) bool) bool
 	set    settings
 	stop   bool // end at the first error item
+	// watched tells whether a subscription has taken the CommitWatermark: only the first may.
+	watched atomic.Bool
 }
 
 // newEmission builds the operator op. stops tells whether it ends at its first error item
@@ -48,6 +51,11 @@ func newEmission[V, C any](op string, stops bool, p *levee.Pipeline[C], fn func(
 	fb, err := engine.Fallback[V, C](op, &set.em)
 	if err != nil {
 		return nil, fmt.Errorf("operators: %w", err)
+	}
+	if w := set.em.Watermark; w != nil {
+		if err := w.Bind(); err != nil {
+			return nil, fmt.Errorf("operators: %w", err)
+		}
 	}
 	stop := set.em.StopOnError || stops && !set.em.ContinueOnError
 	return &emission[V, C]{op: op, p: pipeline.Of[C](p), fn: fn, fb: fb, expand: expand, set: set, stop: stop}, nil
@@ -87,9 +95,11 @@ type subscription[V, C any] struct {
 	consumer <-chan struct{}
 	send     func(rxgo.Item) bool // s.emit
 	u        *upstream
-	index    int           // of the next value item
-	ended    bool          // an error item that ends the subscription has been read: read no further
-	pause    *engine.Pause // PauseWhileOpen's, one per subscription; nil without it
+	index    int               // of the next value item
+	ended    bool              // an error item that ends the subscription has been read: read no further
+	pause    *engine.Pause     // PauseWhileOpen's, one per subscription; nil without it
+	wm       *engine.Watermark // CommitWatermark's, first subscription only; nil without it
+	sending  int               // the index of the element whose items deliver is emitting
 	next     chan<- rxgo.Item
 }
 
@@ -98,6 +108,14 @@ func (e *emission[V, C]) run(ctx context.Context, up rxgo.Observable, seen *obse
 	s.ctx, s.cancel = context.WithCancel(ctx)
 	s.done = s.ctx.Done()
 	s.send = s.emit
+	if w := e.set.em.Watermark; w != nil {
+		if !e.watched.CompareAndSwap(false, true) {
+			s.cancel()
+			chans.Send(next, rxgo.Error(fmt.Errorf("operators: %s observed again: %w", e.op, engine.ErrWatermarkInUse)), ctx.Done())
+			return
+		}
+		s.wm, s.send = w, s.emitCounted
+	}
 	if e.set.em.Pause && e.p.CanRefuse() {
 		s.pause = engine.NewPause(e.set.em.MaxPause, e.p.Watch, e.p.RetryAfter)
 	}
@@ -192,20 +210,40 @@ func (s *subscription[V, C]) fallback(r *Result[V, C]) {
 func (s *subscription[V, C]) deliver(st step[V, C]) bool {
 	stop := s.e.stop
 	if st.upErr != nil {
-		return s.send(rxgo.Error(st.upErr)) && !stop
+		if s.wm != nil {
+			s.wm.SendingOther()
+		}
+		return s.emit(rxgo.Error(st.upErr)) && !stop
 	}
 	r := st.r
+	s.sending = r.Index
 	if r.Err != nil {
 		if safe.CallerCancelled(s.ctx, r.Err) {
 			return false
 		}
 		if stop {
 			r.Err = &StoppedError[V]{Index: r.Index, In: r.In, Err: r.Err}
-			s.e.expand(r, s.send)
+			s.complete(r.Index, s.e.expand(r, s.send))
 			return false
 		}
 	}
-	return s.e.expand(r, s.send)
+	return s.complete(r.Index, s.e.expand(r, s.send))
+}
+
+// complete records, with CommitWatermark, that every item of element i has been emitted when
+// sent says so, and returns sent.
+func (s *subscription[V, C]) complete(i int, sent bool) bool {
+	if sent && s.wm != nil {
+		s.wm.Complete(i)
+	}
+	return sent
+}
+
+// emitCounted is emit with CommitWatermark: the item, of the element deliver is emitting, is
+// counted before it is sent, so that the consumer cannot acknowledge it first.
+func (s *subscription[V, C]) emitCounted(it rxgo.Item) bool {
+	s.wm.Sending(s.sending)
+	return s.emit(it)
 }
 
 // emit sends it on the subscription's output, unless the subscription or its consumer is done.

@@ -141,6 +141,48 @@ func Window(n int) Option {
 	return emissionOption("Window", func(em *engine.Settings) error { return em.SetWindow(n) })
 }
 
+// Watermark is the commit watermark of one operator, given to it with CommitWatermark: Load
+// returns the number of upstream value items, from the first, whose items have all been
+// emitted and acknowledged. It is stream.Watermark; see CommitWatermark.
+type Watermark = engine.Watermark
+
+// NewWatermark returns a Watermark at 0, to give to one operator with CommitWatermark.
+func NewWatermark() *Watermark { return engine.NewWatermark() }
+
+// ErrWatermarkInUse is matched (errors.Is) by the error of an operator given a Watermark
+// another operator already has, and by the error item of a second subscription of an
+// operator with CommitWatermark. It is stream.ErrWatermarkInUse.
+var ErrWatermarkInUse = engine.ErrWatermarkInUse
+
+// CommitWatermark makes the operator keep w, a commit watermark over its upstream's value
+// items, as stream.CommitWatermark: w.Load() is the number of elements, from the first, each
+// of which is done, so that a consumer may commit it as the offset to resume from without
+// losing an element (at-least-once delivery).
+//
+// Done means emitted and acknowledged: the operator has emitted every item the element yields
+// (none for an element Filter drops, one for Map and MapResults, one per value for FlatMap, an
+// error item for a failed element), and the consumer has acknowledged each. An item in the
+// output channel's buffer has not reached the consumer, and the channel cannot tell the
+// operator when it has: the acknowledgement does. With MapResults, call w.Ack(r.Index) for
+// each Result, in any order. With Map, Filter and FlatMap, whose items carry no index, call
+// w.AckNext() once per item received from the operator's own Observe channel (values and
+// error items alike, upstream errors forwarded included), in the order received: the items
+// are received in the order they were emitted, so the k-th call acknowledges the k-th item.
+// An rxgo operator between levee's and the consumer that drops, adds or reorders items breaks
+// that count: acknowledge before it, or use MapResults.
+//
+// An element whose call was cut when the subscription stopped yields no item and never
+// becomes done: the watermark stays below it. The watermark follows the operator's first
+// subscription: a later Observe of the same operator, a resubscription included, emits one
+// error item matching ErrWatermarkInUse and nothing else; give each subscription an operator
+// of its own. w must come from NewWatermark and serve this operator only, or the operator
+// returns an error. Resilience4j has no counterpart.
+//
+// It applies to Map, MapResults, Filter and FlatMap.
+func CommitWatermark(w *Watermark) Option {
+	return emissionOption("CommitWatermark", func(em *engine.Settings) error { return em.SetWatermark(w) })
+}
+
 // Unordered emits each result as soon as its call ends, instead of in input order; Result's
 // Index still tells each element's position. With a Concurrency of 1 the order is the
 // input's either way.

@@ -34,6 +34,12 @@
 // is retried when the refusal may be over (after an open breaker's wait it is the HALF_OPEN
 // probe); Result.Paused tells how long it waited.
 //
+// To commit offsets, give CommitWatermark a Watermark and acknowledge each Result once handled
+// (Watermark.Ack with its Index, or Watermark.AckNext in the order received): Watermark.Load is
+// then the number of input elements from the first whose Results have all been received and
+// acknowledged, also with Unordered, and never passes an element whose Result sits in the
+// output's buffer or was cut by a cancellation.
+//
 // # Per subscription
 //
 // Subscribe runs a lazy Source — a function that produces the stream, called once per

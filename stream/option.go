@@ -158,6 +158,53 @@ func PauseWhileOpen(maxWait time.Duration) Option {
 	return emissionOption("PauseWhileOpen", func(em *engine.Settings) error { return em.SetPauseWhileOpen(maxWait) })
 }
 
+// Watermark is the commit watermark of one operator, given to it with CommitWatermark: Load
+// returns the number of input elements, from the first (Result.Index 0), whose Results have
+// all been sent and acknowledged with Ack, so that a consumer of a log or a queue can commit
+// that offset, or acknowledge the entries below it, without losing one. See CommitWatermark.
+//
+// Methods: Load() int, never decreasing; Ack(index int), once per Result received, with its
+// Index, in any order; or AckNext(), once per Result received, in the order received. All are
+// safe for concurrent use.
+type Watermark = engine.Watermark
+
+// NewWatermark returns a Watermark at 0, to give to one operator with CommitWatermark.
+func NewWatermark() *Watermark { return engine.NewWatermark() }
+
+// ErrWatermarkInUse is returned, wrapped, by an operator given a Watermark that another
+// operator already has: each operator needs its own.
+var ErrWatermarkInUse = engine.ErrWatermarkInUse
+
+// CommitWatermark makes the operator keep w, a commit watermark over its input: w.Load() is
+// the number of elements, counted from the input's first, every one of which is done, so that
+// a consumer may commit it as the offset to resume from (Kafka's committed offset, a NATS or
+// Redis Streams acknowledgement of every entry below it) and be sure that each element below
+// it has been handled: at-least-once delivery.
+//
+// Done means delivered to the consumer and acknowledged by it: the operator has sent every
+// Result the element yields, and the consumer has called w.Ack(r.Index) for each. An element
+// Filter drops yields none and is done once dropped; a FlatMap element is done once each of
+// its values has been acknowledged, and one whose slice is empty once the call returned. For
+// Batch the elements counted are the batches (a Result's Index), not the input's elements. Sent alone is not enough: a Result in the output's Buffer, or
+// taken by a consumer that fails before handling it, has not been delivered, and the channel
+// cannot tell the operator when the consumer has received one; the acknowledgement can. So
+// the watermark never passes an element whose Result is not out and handled, whatever the
+// Buffer, Concurrency, Window or Unordered. Results are acknowledged in any order: with
+// Unordered, the watermark moves once the oldest pending element is done, past every later
+// one that is done too.
+//
+// An element whose call was cut when the operator stopped (ctx done, StopOnError) yields no
+// Result and never becomes done: the watermark stays below it, so a restart from the committed
+// offset reads it again. A failed element's Result (its Err set, StopOnError's last one
+// included) counts as delivered once acknowledged; a consumer that must retry it does not
+// acknowledge it. w must come from NewWatermark and serve this operator only; another
+// operator given it returns ErrWatermarkInUse. Resilience4j has no counterpart.
+//
+// It applies to Map, Filter, FlatMap and Batch.
+func CommitWatermark(w *Watermark) Option {
+	return emissionOption("CommitWatermark", func(em *engine.Settings) error { return em.SetWatermark(w) })
+}
+
 // Unordered sends each result as soon as its call ends, instead of in input order. The
 // Index of each Result still gives the position of its element in the input. With a
 // Concurrency of 1 the order is the input's either way.

@@ -40,6 +40,7 @@ type stage[V, C, O any] struct {
 	engine      engine.Stage[V, Result[V, C]]
 	stopOnError bool
 	pause       *engine.Pause // PauseWhileOpen, nil without it
+	wm          *Watermark    // CommitWatermark, nil without it
 
 	// feed, when set, runs in a goroutine of its own before the stage starts and writes in
 	// (Batch's batcher). It must return once ctx is done.
@@ -72,6 +73,12 @@ func newStage[V, C, O any](op string, in <-chan V, p *levee.Pipeline[C], fn func
 		expand:      expand,
 		stopOnError: set.em.StopOnError,
 	}
+	if w := set.em.Watermark; w != nil {
+		if err := w.Bind(); err != nil {
+			return nil, fmt.Errorf("stream: %w", err)
+		}
+		s.wm = w
+	}
 	if set.em.Pause && s.p.CanRefuse() {
 		s.pause = engine.NewPause(set.em.MaxPause, s.p.Watch, s.p.RetryAfter)
 	}
@@ -93,6 +100,9 @@ func (s *stage[V, C, O]) start(ctx context.Context) <-chan Result[V, O] {
 	s.ctx, s.cancel = context.WithCancel(tracker.With(ctx, &s.calls))
 	s.done = s.ctx.Done()
 	s.yield = s.send
+	if s.wm != nil {
+		s.yield = s.sendCounted
+	}
 	if s.feed != nil {
 		s.wg.Add(1)
 		go func() {
@@ -117,6 +127,13 @@ func (s *stage[V, C, O]) run() {
 func (s *stage[V, C, O]) receive(done <-chan struct{}) (V, bool) { return chans.Receive(s.in, done) }
 
 func (s *stage[V, C, O]) send(r Result[V, O]) bool { return chans.SendOr(s.out, r, s.done, s.consumer) }
+
+// sendCounted is send with CommitWatermark: r is counted before it is sent, so that the
+// consumer cannot acknowledge it first.
+func (s *stage[V, C, O]) sendCounted(r Result[V, O]) bool {
+	s.wm.Sending(r.Index)
+	return s.send(r)
+}
 
 // call makes the guarded call for element i and applies the element fallback.
 func (s *stage[V, C, O]) call(i int, v V) Result[V, C] {
@@ -161,9 +178,18 @@ func (s *stage[V, C, O]) deliver(r Result[V, C]) bool {
 		}
 		if s.stopOnError {
 			r.Err = &StoppedError[V]{Index: r.Index, In: r.In, Err: r.Err}
-			s.expand(r, s.yield)
+			s.complete(r.Index, s.expand(r, s.yield))
 			return false
 		}
 	}
-	return s.expand(r, s.yield)
+	return s.complete(r.Index, s.expand(r, s.yield))
+}
+
+// complete records, with CommitWatermark, that every Result of element i has been sent when
+// sent says so, and returns sent.
+func (s *stage[V, C, O]) complete(i int, sent bool) bool {
+	if sent && s.wm != nil {
+		s.wm.Complete(i)
+	}
+	return sent
 }

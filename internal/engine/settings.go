@@ -34,6 +34,7 @@ type Settings struct {
 	Fallback        any           // func(context.Context, V, error) (R, error), checked by Fallback
 	Pause           bool          // PauseWhileOpen given
 	MaxPause        time.Duration // its bound, 0 for none
+	Watermark       *Watermark    // CommitWatermark, nil without it
 }
 
 // Defaults returns the settings of an operator given no option.
@@ -75,6 +76,19 @@ func (s *Settings) SetPauseWhileOpen(maxWait time.Duration) error {
 		return fmt.Errorf("PauseWhileOpen maxWait must be >= 0 (0: no bound), got %v", maxWait)
 	}
 	s.Pause, s.MaxPause = true, maxWait
+	return nil
+}
+
+// SetWatermark records CommitWatermark(w); the operator binds w once it starts nothing else
+// can refuse it.
+func (s *Settings) SetWatermark(w *Watermark) error {
+	switch {
+	case w == nil:
+		return errors.New("CommitWatermark needs a *Watermark from NewWatermark, got nil")
+	case w.open == nil:
+		return errors.New("CommitWatermark needs a *Watermark from NewWatermark, got a zero Watermark")
+	}
+	s.Watermark = w
 	return nil
 }
 
