@@ -6,7 +6,6 @@ import (
 	"sync/atomic"
 
 	"github.com/levee-go/levee"
-	"github.com/levee-go/levee/fallback"
 	"github.com/levee-go/levee/internal/chans"
 	"github.com/levee-go/levee/internal/engine"
 	"github.com/levee-go/levee/internal/pipeline"
@@ -174,35 +173,16 @@ func (s *subscription[V, C]) element(index int, x any) Result[V, C] {
 		return Result[V, C]{Index: index, Err: err}
 	}
 	e := s.e
-	var r Result[V, C]
-	if s.pause == nil {
-		val, o, err := pipeline.ApplyOutcome(s.ctx, e.p, e.fn, v)
-		r = Result[V, C]{Index: index, In: v, Value: val, Err: err, Fallback: o.Fallback, Cause: o.Cause}
-	} else {
-		paused, ok := s.pause.Call(s.done, func() bool {
-			val, o, err := pipeline.ApplyOutcome(s.ctx, e.p, e.fn, v)
-			r = Result[V, C]{Index: index, In: v, Value: val, Err: err, Fallback: o.Fallback, Cause: o.Cause}
-			return pipeline.Refused(err, o)
-		})
-		if !ok { // the subscription stopped while the element was held: no result
-			r = Result[V, C]{Index: index, In: v, Err: s.ctx.Err()}
+	val, o, err, paused := engine.Guard(s.ctx, s.done, s.pause, e.p, e.fn, v)
+	r := Result[V, C]{Index: index, In: v, Value: val, Err: err, Fallback: o.Fallback, Cause: o.Cause, Paused: paused}
+	if err != nil && e.fb != nil && !safe.CallerCancelled(s.ctx, err) {
+		if fv, ferr := engine.ElementFallback(s.ctx, "operators", e.fb, v, err); ferr != nil {
+			r.Err = ferr
+		} else {
+			r.Value, r.Err, r.Fallback, r.Cause = fv, nil, true, err
 		}
-		r.Paused = paused
-	}
-	if r.Err != nil && e.fb != nil && !safe.CallerCancelled(s.ctx, r.Err) {
-		s.fallback(&r)
 	}
 	return r
-}
-
-func (s *subscription[V, C]) fallback(r *Result[V, C]) {
-	fb, in, cause := s.e.fb, r.In, r.Err
-	v, err := safe.Call(s.ctx, func(ctx context.Context) (C, error) { return fb(ctx, in, cause) })
-	if err != nil {
-		r.Err = &fallback.Error{Name: "operators", Cause: cause, Err: err}
-		return
-	}
-	r.Value, r.Err, r.Fallback, r.Cause = v, nil, true, cause
 }
 
 // deliver emits what st expands to and reports whether the subscription goes on. A call

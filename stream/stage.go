@@ -6,7 +6,6 @@ import (
 	"sync"
 
 	"github.com/levee-go/levee"
-	"github.com/levee-go/levee/fallback"
 	"github.com/levee-go/levee/internal/chans"
 	"github.com/levee-go/levee/internal/engine"
 	"github.com/levee-go/levee/internal/pipeline"
@@ -137,36 +136,16 @@ func (s *stage[V, C, O]) sendCounted(r Result[V, O]) bool {
 
 // call makes the guarded call for element i and applies the element fallback.
 func (s *stage[V, C, O]) call(i int, v V) Result[V, C] {
-	var r Result[V, C]
-	if s.pause == nil {
-		val, o, err := pipeline.ApplyOutcome(s.ctx, s.p, s.fn, v)
-		r = Result[V, C]{Index: i, In: v, Value: val, Err: err, Fallback: o.Fallback, Cause: o.Cause}
-	} else {
-		paused, ok := s.pause.Call(s.done, func() bool {
-			val, o, err := pipeline.ApplyOutcome(s.ctx, s.p, s.fn, v)
-			r = Result[V, C]{Index: i, In: v, Value: val, Err: err, Fallback: o.Fallback, Cause: o.Cause}
-			return pipeline.Refused(err, o)
-		})
-		if !ok { // the stage stopped while the element was held: no result
-			r = Result[V, C]{Index: i, In: v, Err: s.ctx.Err()}
-		}
-		r.Paused = paused
-	}
-	err := r.Err
+	val, o, err, paused := engine.Guard(s.ctx, s.done, s.pause, s.p, s.fn, v)
+	r := Result[V, C]{Index: i, In: v, Value: val, Err: err, Fallback: o.Fallback, Cause: o.Cause, Paused: paused}
 	if err != nil && s.fb != nil && !safe.CallerCancelled(s.ctx, err) {
-		s.fallback(&r)
+		if fv, ferr := engine.ElementFallback(s.ctx, "stream", s.fb, v, err); ferr != nil {
+			r.Err = ferr
+		} else {
+			r.Value, r.Err, r.Fallback, r.Cause = fv, nil, true, err
+		}
 	}
 	return r
-}
-
-func (s *stage[V, C, O]) fallback(r *Result[V, C]) {
-	fb, in, cause := s.fb, r.In, r.Err
-	v, err := safe.Call(s.ctx, func(ctx context.Context) (C, error) { return fb(ctx, in, cause) })
-	if err != nil {
-		r.Err = &fallback.Error{Name: "stream", Cause: cause, Err: err}
-		return
-	}
-	r.Value, r.Err, r.Fallback, r.Cause = v, nil, true, cause
 }
 
 // deliver sends what r expands to and reports whether the stage goes on. A call ended by the
