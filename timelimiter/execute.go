@@ -101,7 +101,6 @@ type attempt[T any] struct {
 // run makes the call and stores its result. The store comes right after the call's return,
 // before anything else, to keep the window described in Execute as short as it can be.
 func (a *attempt[T]) run() {
-	defer a.tr.Done() // last: the call and the layers inside the limiter have all returned
 	stored := false
 	defer func() {
 		if !stored { // the call panicked, or called runtime.Goexit (recover returns nil)
@@ -118,11 +117,14 @@ func (a *attempt[T]) run() {
 	a.settle()
 }
 
-// settle publishes the stored result, unless the caller has already gone.
+// settle publishes the stored result, unless the caller has already gone. The call and the
+// layers inside the limiter have all returned: the tracker counts the call no more before the
+// caller is woken, so whoever receives the result never sees it still running.
 func (a *attempt[T]) settle() {
 	if !a.state.CompareAndSwap(running, returned) {
 		a.tl.abandoned.Add(-1) // the caller has gone: the result is dropped
 	}
+	a.tr.Done()
 	a.cancel() // wakes the caller, releases the timer, and ends the attempt's context
 }
 
