@@ -20,3 +20,14 @@ go_directive() {
 absolute() {
   (cd "$1" && pwd)
 }
+
+# workspace_dirs prints the directory of each module of go.work's use lines, relative to the
+# repository's root and without "./" ("." for the root).
+workspace_dirs() {
+  awk '
+    /^use[ \t]*\(/ { block = 1; next }
+    block && /^\)/  { block = 0; next }
+    block && NF     { print $1; next }
+    /^use[ \t]/     { print $2 }
+  ' go.work | sed -e 's|^\./||' -e 's|^$|.|' -e 's|/$||'
+}
