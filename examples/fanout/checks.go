@@ -96,12 +96,16 @@ func (s *shop) check(c *checks, ph phase, k kind, results []async.Result[quote],
 	c.expect(name+"the breaker is open", int(circuitbreaker.Open), int(p.CircuitBreaker.State()))
 	c.expect(name+"no call refused by the bulkhead", 0, t.bulkheadFull)
 	c.within(name+"calls that sent a request, out of those let in", 1, admitted, invoked)
-	c.expect(name+"the gateway received exactly the requests sent", invoked, int(s.gw.Received()))
+	// A call the time limiter cuts off may end before its request reaches the gateway (on a
+	// loaded machine, even a failing answer can take the 100ms), so each timeout may stand
+	// for a request the gateway never saw; no request arrives that was not sent.
+	received := int(s.gw.Received())
+	c.within(name+"the gateway received the requests sent, bar those cut off before they left", invoked-t.timeouts, invoked, received)
 	c.expect(name+"the breaker counted its refusals", t.refused, p.CircuitBreaker.Metrics().NumberOfNotPermittedCalls)
 	c.expect(name+"every bulkhead permit is back", concurrency, p.Bulkhead.Metrics().AvailableConcurrentCalls)
 	if ph.mode == payment.ModeSlow {
 		c.expect(name+"every call let in timed out", admitted, t.timeouts)
-		c.expect(name+"the gateway saw every request cancelled", invoked, int(s.gw.CancelledByClient()))
+		c.expect(name+"the gateway saw every request it received cancelled", received, int(s.gw.CancelledByClient()))
 	} else {
 		c.expect(name+"no request was cancelled", 0, int(s.gw.CancelledByClient()))
 		// A failing request leaves the gateway before its answer is sent, so the gateway never
