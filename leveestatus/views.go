@@ -157,8 +157,13 @@ func timeLimiterView(tl *timelimiter.TimeLimiter) timeLimiterDetails {
 	}
 }
 
-// ms renders d in milliseconds, fractions kept.
-func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+// ms renders d in milliseconds, fractions kept; a negative sentinel (NoWait) is no wait, 0.
+func ms(d time.Duration) float64 {
+	if d < 0 {
+		return 0
+	}
+	return float64(d) / float64(time.Millisecond)
+}
 
 // details returns an instance's status fields, its state (breakers only), and its calls so
 // far: the count kept from its events, or its own counters where they count calls.
