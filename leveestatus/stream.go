@@ -2,6 +2,7 @@ package leveestatus
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -96,7 +97,7 @@ func (h *Handler) serveStream(w http.ResponseWriter, r *http.Request) {
 		if _, err := fmt.Fprintf(w, "event: %s\ndata: %s\n\n", event, b); err != nil {
 			return false
 		}
-		if err := rc.Flush(); err != nil && err != http.ErrNotSupported {
+		if err := rc.Flush(); err != nil && !errors.Is(err, http.ErrNotSupported) {
 			return false
 		}
 		return true
