@@ -39,7 +39,7 @@ func Example() {
 
 	for i := range 8 {
 		_, _ = circuitbreaker.Execute(context.Background(), cb, func(context.Context) (int, error) {
-			if i < 5 {
+			if i >= 3 { // the last 5 fail: the rate never reaches 70% on the way
 				return 0, errors.New("card declined")
 			}
 			return 1, nil
