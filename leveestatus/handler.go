@@ -129,22 +129,22 @@ func NewHandler(reg *registry.Registry, opts ...Option) (*Handler, error) {
 	// ignores an instance it already watches.
 	unsub := reg.Subscribe(h.onRegistryEvent)
 	for _, v := range reg.CircuitBreakers() {
-		h.watch(registry.CircuitBreaker, v.Name(), v)
+		h.watch(true, registry.CircuitBreaker, v.Name(), v)
 	}
 	for _, v := range reg.Retries() {
-		h.watch(registry.Retry, v.Name(), v)
+		h.watch(true, registry.Retry, v.Name(), v)
 	}
 	for _, v := range reg.Bulkheads() {
-		h.watch(registry.Bulkhead, v.Name(), v)
+		h.watch(true, registry.Bulkhead, v.Name(), v)
 	}
 	for _, v := range reg.WorkerPools() {
-		h.watch(registry.WorkerPool, v.Name(), v)
+		h.watch(true, registry.WorkerPool, v.Name(), v)
 	}
 	for _, v := range reg.RateLimiters() {
-		h.watch(registry.RateLimiter, v.Name(), v)
+		h.watch(true, registry.RateLimiter, v.Name(), v)
 	}
 	for _, v := range reg.TimeLimiters() {
-		h.watch(registry.TimeLimiter, v.Name(), v)
+		h.watch(true, registry.TimeLimiter, v.Name(), v)
 	}
 	h.mu.Lock()
 	h.unsubReg = unsub
@@ -191,22 +191,28 @@ func (h *Handler) Close() error {
 func (h *Handler) onRegistryEvent(e registry.Event) {
 	switch e.Type {
 	case registry.EntryAdded:
-		h.watch(e.Pattern, e.Name, e.Instance)
+		h.watch(false, e.Pattern, e.Name, e.Instance)
 	case registry.EntryReplaced:
 		h.unwatch(e.Pattern, e.Name, e.Replaced)
-		h.watch(e.Pattern, e.Name, e.Instance)
+		h.watch(false, e.Pattern, e.Name, e.Instance)
 	case registry.EntryRemoved:
 		h.unwatch(e.Pattern, e.Name, e.Instance)
 	}
 	h.notify(streamNote{})
 }
 
-// watch subscribes to inst unless it is watched already or the handler is closed.
-func (h *Handler) watch(p registry.Pattern, name string, inst any) {
+// watch subscribes to inst unless it is watched already or the handler is closed. listed
+// says that NewHandler found it in a list: then the registry may have removed it since, and
+// delivered the removal before it was watched, so it is watched only if still registered.
+func (h *Handler) watch(listed bool, p registry.Pattern, name string, inst any) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	k := key{p, name}
 	if h.closed {
+		return
+	}
+	// Lock order: h.mu, then the registry's (which it never holds while it publishes).
+	if listed && h.registered(p, name) != inst {
 		return
 	}
 	if w, ok := h.watches[k]; ok && w.instance == inst {
@@ -216,6 +222,30 @@ func (h *Handler) watch(p registry.Pattern, name string, inst any) {
 		old.unsubscribe()
 	}
 	h.watches[k] = newWatch(h, p, inst, h.opts.bufferSize)
+}
+
+// registered returns the instance reg holds under p and name, or nil.
+func (h *Handler) registered(p registry.Pattern, name string) any {
+	var v any
+	var ok bool
+	switch p {
+	case registry.CircuitBreaker:
+		v, ok = h.reg.FindCircuitBreaker(name)
+	case registry.Retry:
+		v, ok = h.reg.FindRetry(name)
+	case registry.Bulkhead:
+		v, ok = h.reg.FindBulkhead(name)
+	case registry.WorkerPool:
+		v, ok = h.reg.FindWorkerPool(name)
+	case registry.RateLimiter:
+		v, ok = h.reg.FindRateLimiter(name)
+	case registry.TimeLimiter:
+		v, ok = h.reg.FindTimeLimiter(name)
+	}
+	if !ok {
+		return nil
+	}
+	return v
 }
 
 // unwatch unsubscribes from inst if it is the instance watched under that name.

@@ -3,6 +3,7 @@ package leveestatus_test
 import (
 	"context"
 	"net/http"
+	"strings"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -194,5 +195,38 @@ func TestNewHandlerRefusesInvalidOptions(t *testing.T) {
 		h, err := leveestatus.NewHandler(registry.New(), c.opt)
 		assert.Nil(t, h)
 		assert.EqualError(t, err, c.msg)
+	}
+}
+
+// Instances added and removed while handlers are created: afterwards every registered
+// instance is watched (its next call is kept) exactly once.
+func TestHandlerCreatedWhileTheRegistryChanges(t *testing.T) {
+	for range 20 {
+		reg := registry.New()
+		breakers := make([]*circuitbreaker.CircuitBreaker, 8)
+		for i := range breakers {
+			breakers[i] = must(circuitbreaker.New(string(rune('a'+i)), circuitbreaker.Config{}))
+		}
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			for round := range 4 {
+				for i, cb := range breakers {
+					if (i+round)%2 == 0 {
+						_ = reg.AddCircuitBreaker(cb)
+					} else {
+						reg.RemoveCircuitBreaker(cb.Name())
+					}
+				}
+			}
+		}()
+		h := must(leveestatus.NewHandler(reg))
+		<-done
+		for _, cb := range reg.CircuitBreakers() {
+			_, _ = circuitbreaker.Execute(context.Background(), cb, func(context.Context) (int, error) { return 1, nil })
+			body := get(t, h, "/circuitbreakerevents/"+cb.Name())
+			assert.Equal(t, 1, strings.Count(body, `"type":"SUCCESS"`), body)
+		}
+		require.NoError(t, h.Close())
 	}
 }
