@@ -1,0 +1,83 @@
+// Package leveestatus serves the state of a registry.Registry's instances over HTTP: a JSON
+// status API in the shapes of Resilience4j's Spring Boot actuator endpoints, a health check,
+// and a live dashboard page.
+//
+//	h, err := leveestatus.NewHandler(reg)
+//	...
+//	defer h.Close()
+//	mux.Handle("/levee/", http.StripPrefix("/levee", h))
+//
+// The Handler is an http.Handler on its own http.ServeMux; nothing is registered on
+// http.DefaultServeMux. Every answer but the dashboard and the stream is application/json.
+//
+// # Endpoints
+//
+//	GET  /                                        the dashboard (HTML, no external assets)
+//	GET  /stream                                  server-sent events feeding the dashboard
+//	GET  /health                                  {"status","components":{name:{"status","details"}}}
+//	GET  /circuitbreakers                         {"circuitBreakers":{name:details}}
+//	GET  /circuitbreakers/{name}                  details
+//	POST /circuitbreakers/{name}                  {"updateState":"CLOSE"|"FORCE_OPEN"|"DISABLE"|"METRICS_ONLY"|"RESET"}
+//	GET  /circuitbreakerevents[/{name}[/{eventType}]]  {"circuitBreakerEvents":[...]}
+//	GET  /retries, /retryevents[/{name}[/{eventType}]]
+//	GET  /bulkheads, /bulkheadevents[/{name}[/{eventType}]]    (semaphore and thread-pool bulkheads)
+//	GET  /ratelimiters, /ratelimiterevents[/{name}[/{eventType}]]
+//	GET  /timelimiters, /timelimiterevents[/{name}[/{eventType}]]
+//
+// A breaker's details carry the fields of Resilience4j's CircuitBreakerDetails —
+// failureRate, failureRateThreshold, slowCallRate, slowCallRateThreshold, bufferedCalls,
+// failedCalls, slowCalls, slowFailedCalls, notPermittedCalls, state — with rates as JSON
+// numbers in percent (62.5, or -1 while the window holds fewer calls than its minimum) where
+// Resilience4j writes strings ("62.5%"), and states in Resilience4j's upper-case names. The
+// other patterns' details use the names of their Resilience4j metrics; durations are numbers
+// of milliseconds in fields ending in InMs. Resilience4j lists only the names of retries,
+// bulkheads, rate limiters and time limiters; levee gives each its details, as for breakers.
+// async.WorkerPools appear under "threadPoolBulkheads" in GET /bulkheads and their events
+// with the bulkheads'.
+//
+// Events have the fields of Resilience4j's event DTOs (circuitBreakerName, type,
+// creationTime, errorMessage, durationInMs, stateTransition; retryName, numberOfAttempts;
+// bulkheadName; rateLimiterName; timeLimiterName), creationTime in RFC 3339 (UTC), sorted by
+// creation time. The handler keeps the last EventConsumerBufferSize events of each instance
+// (100 by default), from its subscription on: it subscribes to every instance when created,
+// to the instances the registry adds later, and unsubscribes from those it removes. The event
+// type in a path is matched whatever its case.
+//
+// An unknown name or event type is answered 404 with a JSON body {"status", "error",
+// "message", "path"}; a method a path does not serve, 405 (by the mux, with an Allow header).
+//
+// # Health
+//
+// GET /health reports every breaker as Resilience4j's CircuitBreakersHealthIndicator: CLOSED
+// is UP, OPEN is CIRCUIT_OPEN, HALF_OPEN is CIRCUIT_HALF_OPEN, the other states UNKNOWN. The
+// overall status is UP, with 200, even while breakers are open: an open breaker protects the
+// service from one dependency's outage, and a health check failing for it would take every
+// instance out of the load balancer at once. Only a breaker named in
+// AllowHealthIndicatorToFail reports DOWN when OPEN, which makes the overall status DOWN and
+// the answer 503. It is a diagnostic endpoint: do not use it as a liveness probe.
+//
+// # State updates
+//
+// POST /circuitbreakers/{name} moves a breaker as Resilience4j's endpoint does (CLOSE,
+// FORCE_OPEN, DISABLE; levee adds METRICS_ONLY and RESET) and answers {circuitBreakerName,
+// currentState, message}. It is refused with 403 unless EnableStateUpdates is given: the
+// handler authenticates no one, so mount it behind the application's authentication and off
+// the public port before enabling it. A body that is not such an object is answered 400.
+//
+// # Dashboard
+//
+// GET / is one HTML page, styles and script inline, usable on a phone, that shows every
+// instance: breakers colored by state (CLOSED green, OPEN red, HALF_OPEN amber, FORCED_OPEN
+// crimson, DISABLED grey, METRICS_ONLY blue) with their failure and slow-call rates against
+// their thresholds and their last transitions, and each instance's calls per second and
+// figures. It follows GET /stream, a text/event-stream that sends a "snapshot" event at once
+// and every SnapshotInterval (1s by default), and a "transition" event followed by a fresh
+// snapshot as soon as a breaker changes state. The page finds the stream by a relative
+// address: mount the handler under a prefix ending with a slash.
+//
+// # Cost and lifetime
+//
+// While a Handler exists every call through a watched instance runs one more event callback,
+// which appends to a ring under a short mutex. Close removes every subscription and ends
+// the streams; a closed Handler answers 503.
+package leveestatus
