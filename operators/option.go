@@ -133,8 +133,9 @@ func Concurrency(n int) Option {
 // stream.Window: no more than n items, counted from the oldest whose result has not been
 // emitted yet, that one included, are taken from the upstream and either being called or
 // finished and waiting for the ones before them, so one slow element stops new calls only
-// once n-1 items after it have been taken. n must be in [Concurrency, MaxWindow]; Window and
-// Unordered together are refused.
+// once n-1 items after it have been taken; with OrderByKey, the items taken and not yet
+// emitted, those waiting for their key included. n must be in [Concurrency, MaxWindow]; Window
+// and Unordered together are refused.
 //
 // It applies to Map, MapResults, Filter and FlatMap.
 func Window(n int) Option {
@@ -185,7 +186,7 @@ func CommitWatermark(w *Watermark) Option {
 
 // Unordered emits each result as soon as its call ends, instead of in input order; Result's
 // Index still tells each element's position. With a Concurrency of 1 the order is the
-// input's either way.
+// input's either way. With OrderByKey it is refused.
 //
 // It applies to Map, MapResults, Filter and FlatMap.
 func Unordered() Option {

@@ -113,6 +113,9 @@ func Concurrency(n int) Option {
 // bounds the results held, and what the operator reads ahead of a slow consumer, to n (plus
 // the output's Buffer).
 //
+// With OrderByKey, n bounds in the same way the elements taken and not yet sent, those
+// waiting for an earlier element of their key included.
+//
 // n must be in [Concurrency, MaxWindow]. Unordered output holds no result back, so Window
 // and Unordered together are refused.
 //
@@ -207,7 +210,7 @@ func CommitWatermark(w *Watermark) Option {
 
 // Unordered sends each result as soon as its call ends, instead of in input order. The
 // Index of each Result still gives the position of its element in the input. With a
-// Concurrency of 1 the order is the input's either way.
+// Concurrency of 1 the order is the input's either way. With OrderByKey it is refused.
 //
 // It applies to Map, Filter, FlatMap and Batch.
 func Unordered() Option {
