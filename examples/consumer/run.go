@@ -50,11 +50,11 @@ type config struct {
 }
 
 // defaultConfig is the program's: 10,000 orders of 200 customers over 400 SKUs, the gateway
-// failing for 1.5s from the 3,000th stored result, the consumer killed at the 6,000th.
+// failing for 1s from the 3,000th stored result, the consumer killed at the 6,000th.
 func defaultConfig() config {
 	return config{
 		orders: 10000, customers: 200, skus: 400,
-		outageAt: 3000, outage: 1500 * time.Millisecond, killAt: 6000,
+		outageAt: 3000, outage: time.Second, killAt: 6000,
 		timeout: 2 * time.Minute,
 	}
 }
