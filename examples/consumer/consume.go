@@ -41,11 +41,13 @@ const (
 	// example's producer has written the whole backlog before the consumer starts.
 	idleEnd = 200 * time.Millisecond
 
-	minimumCalls = 20 // the breaker's MinimumNumberOfCalls
-	attempts     = 3  // the retry's MaxAttempts
-	openWait     = 100 * time.Millisecond
-	timeLimit    = 100 * time.Millisecond
-	maxPause     = 20 * time.Second
+	slidingWindow = 50 // the breaker's SlidingWindowSize, in calls
+	failureRate   = 50 // the breaker's FailureRateThreshold, in percent
+	minimumCalls  = 20 // the breaker's MinimumNumberOfCalls
+	attempts      = 3  // the retry's MaxAttempts
+	openWait      = 100 * time.Millisecond
+	timeLimit     = 100 * time.Millisecond
+	maxPause      = 20 * time.Second
 )
 
 // consumeOptions are the consumer's command-line flags.
@@ -340,9 +342,9 @@ func newPatterns() (levee.Patterns, error) {
 			IgnoreErrors:     []error{payment.ErrInvalidOrder},
 		},
 		CircuitBreaker: &circuitbreaker.Config{
-			SlidingWindowSize:    50,
+			SlidingWindowSize:    slidingWindow,
 			MinimumNumberOfCalls: minimumCalls,
-			FailureRateThreshold: 50,
+			FailureRateThreshold: failureRate,
 			// Probe with one call: a held order is the probe, and its retry, refused once
 			// the probe has failed, holds it again instead of failing it.
 			PermittedNumberOfCallsInHalfOpenState: 1,

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/levee-go/levee/stream"
 )
 
 // Bounds of the checks that are not exact.
@@ -15,13 +17,22 @@ const (
 	// stored (at most maxBatch), and the results stored above the commit watermark, which
 	// waits for an older order still in the operator: less than its window.
 	maxDuplicates = window + maxBatch
+	// maxPendingAtKill bounds the entries the killed consumer had read and not acknowledged:
+	// one read of readCount entries being handed to the operator, the window of entries it
+	// has taken and not sent, its output's buffer, and the batch being stored.
+	maxPendingAtKill = readCount + window + stream.DefaultBuffer + maxBatch
 	// maxPausedFallback bounds the orders the paused run answers from the fallback: those
-	// whose every attempt failed while the breaker was still CLOSED, deciding from
-	// minimumCalls calls on, concurrency of them at a time, attempts calls per order. Once it
-	// is OPEN, refused orders are held, and a failed HALF_OPEN probe reopens it at once.
-	maxPausedFallback = (minimumCalls + concurrency) / attempts
-	// minDrainFallback is the least the draining run answers from the fallback: the backlog
-	// read while the breaker is open during the outage, thousands of orders.
+	// whose every attempt failed while the breaker was still CLOSED. Its window of
+	// slidingWindow calls, full of successes when the outage starts, reaches the failure
+	// threshold after failureRate% of them have failed, and up to concurrency-1 calls started
+	// before that fail after it: at most 25 + 7 failed calls, attempts per order. Once it is
+	// OPEN, refused orders are held, and a failed HALF_OPEN probe reopens it at once, so the
+	// probe's next attempt is refused and held too.
+	maxPausedFallback = (slidingWindow*failureRate/100 + concurrency - 1) / attempts
+	// minDrainFallback is the least the draining run answers from the fallback: the orders
+	// read from the breaker's opening to the kill, about killAt - outageAt = 3,000 when they
+	// drain within the outage, as they do in a fraction of it; 1,000 leaves room for a slow
+	// machine.
 	minDrainFallback = 1000
 )
 
@@ -57,6 +68,8 @@ func (r *report) checks() []check {
 			fmt.Sprintf("%d = %d, %d others", r.duplicates, r.inFlightAtKill, r.dupOutsideKill)},
 		{fmt.Sprintf("duplicates ≤ window + batch = %d", maxDuplicates), r.duplicates <= maxDuplicates,
 			fmt.Sprint(r.duplicates)},
+		{fmt.Sprintf("entries pending at the kill ≤ read + window + buffer + batch = %d", maxPendingAtKill),
+			r.pendingAtKill <= maxPendingAtKill, fmt.Sprint(r.pendingAtKill)},
 		{"the restarted consumer claimed every entry left pending", r.claimed == r.pendingAtKill,
 			fmt.Sprintf("%d of %d", r.claimed, r.pendingAtKill)},
 		{"nothing pending once the stream is consumed", r.pendingAtEnd == 0, fmt.Sprint(r.pendingAtEnd)},
@@ -67,7 +80,8 @@ func (r *report) checks() []check {
 				fmt.Sprint(r.fallback)},
 			check{"paused: orders were held while the breaker was open", r.held > 0 && r.paused > 0,
 				fmt.Sprintf("%d held, %.2fs", r.held, r.paused.Seconds())},
-			check{fmt.Sprintf("paused: the longest hold is about the outage: in [%v, %v]", minLongest(r), maxLongest(r)),
+			check{fmt.Sprintf("paused: the longest hold is about the outage: in [%v, %v]",
+				minLongest(r).Round(time.Millisecond), maxLongest(r).Round(time.Millisecond)),
 				r.longest >= minLongest(r) && r.longest <= maxLongest(r), fmt.Sprintf("%.2fs", r.longest.Seconds())})
 	}
 	return append(cs,
