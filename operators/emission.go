@@ -8,9 +8,9 @@ import (
 )
 
 // Map returns an Operator that calls fn(ctx, v) through the pipeline p for each value item v
-// of its upstream and emits the call's value, in input order unless Unordered is given. It is
-// stream.Map over an Observable, with rxgo's Item in place of Result: use MapResults to see
-// the element, its index and whether a fallback answered.
+// of its upstream and emits the call's value, in input order unless Unordered or OrderByKey
+// is given. It is stream.Map over an Observable, with rxgo's Item in place of Result: use
+// MapResults to see the element, its index and whether a fallback answered.
 //
 // Each call is one guarded call of p, as p.Execute would make it (a nil p guards nothing):
 // an element's retries, breaker decision, bulkhead permit and fallback are its own. An

@@ -31,6 +31,8 @@ type emission[V, C any] struct {
 	expand func(r Result[V, C], send func(rxgo.Item) bool) bool
 	set    settings
 	stop   bool // end at the first error item
+	// newLanes makes the lanes of OrderByKey, one set per subscription; nil without it.
+	newLanes func() engine.LaneSet[V]
 	// watched tells whether a subscription has taken the CommitWatermark: only the first may.
 	watched atomic.Bool
 }
@@ -51,13 +53,18 @@ func newEmission[V, C any](op string, stops bool, p *levee.Pipeline[C], fn func(
 	if err != nil {
 		return nil, fmt.Errorf("operators: %w", err)
 	}
+	newLanes, err := engine.Keys[V](op, &set.em)
+	if err != nil {
+		return nil, fmt.Errorf("operators: %w", err)
+	}
 	if w := set.em.Watermark; w != nil {
 		if err := w.Bind(); err != nil {
 			return nil, fmt.Errorf("operators: %w", err)
 		}
 	}
 	stop := set.em.StopOnError || stops && !set.em.ContinueOnError
-	return &emission[V, C]{op: op, p: pipeline.Of[C](p), fn: fn, fb: fb, expand: expand, set: set, stop: stop}, nil
+	return &emission[V, C]{op: op, p: pipeline.Of[C](p), fn: fn, fb: fb, expand: expand, set: set, stop: stop,
+		newLanes: newLanes}, nil
 }
 
 func (e *emission[V, C]) operator() Operator {
@@ -135,8 +142,35 @@ func (e *emission[V, C]) run(ctx context.Context, up rxgo.Observable, seen *obse
 		Receive:     s.receive,
 		Call:        s.call,
 		Deliver:     s.deliver,
+		Fail:        s.fail,
+	}
+	if e.newLanes != nil && e.set.em.Concurrency > 1 {
+		st.Lanes = itemLanes[V]{e.newLanes()}
 	}
 	st.Run(s.done, s.cancel)
+}
+
+// itemLanes gives the value items of type V the lanes of their keys under OrderByKey. An
+// upstream error item, or a value that is not a V, has no key: it is passed on, or fails, as
+// soon as its turn comes, ordered with nothing.
+type itemLanes[V any] struct{ engine.LaneSet[V] }
+
+func (l itemLanes[V]) Enter(n numbered) (*engine.Lane, error) {
+	if n.item.E != nil {
+		return nil, nil
+	}
+	v, err := as[V](n.item.V, n.index)
+	if err != nil {
+		return nil, nil
+	}
+	return l.LaneSet.Enter(v)
+}
+
+// fail is the step of the value item n, which fails with err without a call: its OrderByKey
+// key function panicked.
+func (s *subscription[V, C]) fail(_ int, n numbered, err error) step[V, C] {
+	v, _ := as[V](n.item.V, n.index)
+	return step[V, C]{r: Result[V, C]{Index: n.index, In: v, Err: err}}
 }
 
 // receive takes the next upstream item and numbers it. Once it has taken an error item that

@@ -133,8 +133,9 @@ func Concurrency(n int) Option {
 // stream.Window: no more than n items, counted from the oldest whose result has not been
 // emitted yet, that one included, are taken from the upstream and either being called or
 // finished and waiting for the ones before them, so one slow element stops new calls only
-// once n-1 items after it have been taken. n must be in [Concurrency, MaxWindow]; Window and
-// Unordered together are refused.
+// once n-1 items after it have been taken; with OrderByKey, the items taken and not yet
+// emitted, those waiting for their key included. n must be in [Concurrency, MaxWindow]; Window
+// and Unordered together are refused.
 //
 // It applies to Map, MapResults, Filter and FlatMap.
 func Window(n int) Option {
@@ -185,11 +186,41 @@ func CommitWatermark(w *Watermark) Option {
 
 // Unordered emits each result as soon as its call ends, instead of in input order; Result's
 // Index still tells each element's position. With a Concurrency of 1 the order is the
-// input's either way.
+// input's either way. With OrderByKey it is refused.
 //
 // It applies to Map, MapResults, Filter and FlatMap.
 func Unordered() Option {
 	return emissionOption("Unordered", func(em *engine.Settings) error { em.Unordered = true; return nil })
+}
+
+// OrderByKey orders the items by key instead of by input, as stream.OrderByKey and as a Kafka
+// consumer orders the records of one partition (Confluent's parallel consumer with its KEY
+// ordering): key(v) is the key of the value item v, and the elements of one key are called one
+// at a time, in input order, and their items emitted in that order, while elements of
+// different keys are called in parallel, up to Concurrency at once. An element's items are
+// emitted as soon as its call has ended (those of the earlier elements of its key are out by
+// then), so the output is ordered by key only; MapResults' Index tells each element's position.
+// An upstream error item, or a value that is not a V, has no key and is emitted in its own
+// time, ordered with nothing.
+//
+// An element whose key has a call running waits for it without holding a worker. The Window
+// (default: the Concurrency) bounds the items taken from the upstream and not yet emitted,
+// waiting ones included, so a slow key holds back the others only once the window is full.
+// Memory is bounded by the number of keys in flight (at most the Window): a key with no item
+// taken and not yet emitted has no entry. CommitWatermark counts by upstream index, so it never
+// passes an element of a slow key; with Map, Filter and FlatMap acknowledge with AckNext in the
+// order received, as without this option. With PauseWhileOpen, a held element stops every call.
+// With a Concurrency of 1, the order is the upstream's and key is not called.
+//
+// key is called once per value item, on one goroutine, in upstream order, and must be cheap.
+// A panic in key fails the element with a *levee.PanicError, without a call and without
+// WithFallback. The type of key must match the operator: func(V) K for Map[V, R],
+// MapResults[V, R], Filter[V] and FlatMap[V, R]; the operator refuses any other, and a nil key.
+// OrderByKey with Unordered is refused. Resilience4j has no counterpart.
+//
+// It applies to Map, MapResults, Filter and FlatMap.
+func OrderByKey[V any, K comparable](key func(V) K) Option {
+	return emissionOption("OrderByKey", func(em *engine.Settings) error { return em.SetKey(engine.KeyBy(key), key == nil) })
 }
 
 // StopOnError ends the subscription at the first error item the operator emits: a failed

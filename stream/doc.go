@@ -15,8 +15,8 @@
 //	}
 //
 // Every input element yields exactly one Result (Filter, FlatMap and Batch say how they
-// differ), in input order unless Unordered is given, or the stream ends early: with
-// StopOnError, after a last Result whose *StoppedError names the element that stopped it;
+// differ), in input order unless Unordered or OrderByKey is given, or the stream ends early:
+// with StopOnError, after a last Result whose *StoppedError names the element that stopped it;
 // when ctx is done, by closing. Concurrency n bounds the calls in flight to n and the
 // operator's goroutines to n + 2; Window w (n by default) bounds the elements taken from the
 // input and not yet sent, so one slow element holds up the others only once w-1 after it are
@@ -39,6 +39,11 @@
 // then the number of input elements from the first whose Results have all been received and
 // acknowledged, also with Unordered, and never passes an element whose Result sits in the
 // output's buffer or was cut by a cancellation.
+//
+// A consumer of a partitioned log that needs only each key's order gives OrderByKey: the
+// elements of one key are called one at a time and their Results sent in input order, while
+// other keys go on in parallel, past a slow key, within the Window; the watermark still counts
+// by input index.
 //
 // # Per subscription
 //

@@ -7,9 +7,9 @@ import (
 )
 
 // Map calls fn(ctx, v) through the pipeline p for each element v of in, and sends one Result
-// per element on the returned channel, in input order unless Unordered is given. The channel
-// is closed when in is closed and every result has been sent, when ctx is done, or after the
-// last Result under StopOnError.
+// per element on the returned channel, in input order unless Unordered or OrderByKey is given.
+// The channel is closed when in is closed and every result has been sent, when ctx is done, or
+// after the last Result under StopOnError.
 //
 // Each call is one guarded call of p, as p.Execute would make it (a nil p guards nothing): an
 // element's retries, breaker decision, bulkhead permit and fallback are its own, so one bad

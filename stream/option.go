@@ -113,6 +113,9 @@ func Concurrency(n int) Option {
 // bounds the results held, and what the operator reads ahead of a slow consumer, to n (plus
 // the output's Buffer).
 //
+// With OrderByKey, n bounds in the same way the elements taken and not yet sent, those
+// waiting for an earlier element of their key included.
+//
 // n must be in [Concurrency, MaxWindow]. Unordered output holds no result back, so Window
 // and Unordered together are refused.
 //
@@ -207,11 +210,47 @@ func CommitWatermark(w *Watermark) Option {
 
 // Unordered sends each result as soon as its call ends, instead of in input order. The
 // Index of each Result still gives the position of its element in the input. With a
-// Concurrency of 1 the order is the input's either way.
+// Concurrency of 1 the order is the input's either way. With OrderByKey it is refused.
 //
 // It applies to Map, Filter, FlatMap and Batch.
 func Unordered() Option {
 	return emissionOption("Unordered", func(em *engine.Settings) error { em.Unordered = true; return nil })
+}
+
+// OrderByKey orders the output by key instead of by input, as a Kafka consumer orders the
+// records of one partition (Confluent's parallel consumer with its KEY ordering): key(v) is
+// the key of element v, and the elements of one key are called one at a time, in input order,
+// and their Results sent in that order, while the elements of different keys are called in
+// parallel, up to Concurrency at once. A Result is sent as soon as its call has ended (the
+// Results of the earlier elements of its key are out by then), so the output is ordered by
+// key only: a Result of one key may overtake a Result of another, and Index still tells each
+// element's position in the input.
+//
+// An element whose key has a call running waits for it without holding a worker: the worker
+// that called its key's previous element calls it next, and the other workers go on with other
+// keys. The Window (default: the Concurrency) bounds the elements taken from the input and not
+// yet sent, waiting ones included, so one slow key holds back the others only once the window
+// is full of its elements and of elements of keys waiting behind theirs: with a Window of 64,
+// a call that lasts a minute stops new calls only once 63 elements after it have been taken. Memory is
+// bounded by the number of keys in flight, at most the Window: a key none of whose elements is
+// taken and unsent has no entry, so a stream of millions of keys holds only those in flight.
+//
+// CommitWatermark counts by input index, whatever the order of the Results, so it never passes
+// an element of a slow key, however far the other keys have gone. With PauseWhileOpen, a held
+// element stops every call, as without this option. StopOnError stops at the first failed
+// element sent. With a Concurrency of 1, the order is the input's and key is not called.
+//
+// key is called once per element, on one goroutine, in input order; it must be cheap and not
+// block, since the elements after one wait for it. A panic in key fails the element with a
+// *levee.PanicError in its Result's Err, without a call and without WithFallback. Keys are
+// compared with ==. The type of key must match the operator's element: func(V) K for
+// Map[V, R], Filter[V] and FlatMap[V, R], func([]V) K for Batch (whose element is the batch);
+// the operator refuses any other with an error, and a nil key. OrderByKey with Unordered is
+// refused: the Results of one key are ordered. Resilience4j has no counterpart.
+//
+// It applies to Map, Filter, FlatMap and Batch.
+func OrderByKey[V any, K comparable](key func(V) K) Option {
+	return emissionOption("OrderByKey", func(em *engine.Settings) error { return em.SetKey(engine.KeyBy(key), key == nil) })
 }
 
 // StopOnError ends the stream at the first failed element (a Result whose Err is not nil

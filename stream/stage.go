@@ -63,6 +63,10 @@ func newStage[V, C, O any](op string, in <-chan V, p *levee.Pipeline[C], fn func
 	if err != nil {
 		return nil, fmt.Errorf("stream: %w", err)
 	}
+	newLanes, err := engine.Keys[V](op, &set.em)
+	if err != nil {
+		return nil, fmt.Errorf("stream: %w", err)
+	}
 	s := &stage[V, C, O]{
 		in:          in,
 		out:         make(chan Result[V, O], set.em.Buffer),
@@ -88,6 +92,10 @@ func newStage[V, C, O any](op string, in <-chan V, p *levee.Pipeline[C], fn func
 		Receive:     s.receive,
 		Call:        s.call,
 		Deliver:     s.deliver,
+		Fail:        s.fail,
+	}
+	if newLanes != nil && set.em.Concurrency > 1 {
+		s.engine.Lanes = newLanes()
 	}
 	return s, nil
 }
@@ -146,6 +154,12 @@ func (s *stage[V, C, O]) call(i int, v V) Result[V, C] {
 		}
 	}
 	return r
+}
+
+// fail is the Result of element i, which fails with err without a call: its OrderByKey key
+// function panicked.
+func (s *stage[V, C, O]) fail(i int, v V, err error) Result[V, C] {
+	return Result[V, C]{Index: i, In: v, Err: err}
 }
 
 // deliver sends what r expands to and reports whether the stage goes on. A call ended by the

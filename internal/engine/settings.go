@@ -35,6 +35,7 @@ type Settings struct {
 	Pause           bool          // PauseWhileOpen given
 	MaxPause        time.Duration // its bound, 0 for none
 	Watermark       *Watermark    // CommitWatermark, nil without it
+	Key             any           // OrderByKey's *Key[V, K], checked by Keys; nil without it
 }
 
 // Defaults returns the settings of an operator given no option.
@@ -104,6 +105,8 @@ func (s *Settings) SetFallback(fn any, isNil bool) error {
 // Check checks what no single option can: the options that depend on one another.
 func (s *Settings) Check() error {
 	switch {
+	case s.Key != nil && s.Unordered:
+		return errors.New("set Unordered or OrderByKey, not both")
 	case s.Window != 0 && s.Unordered:
 		return errors.New("set Window or Unordered, not both")
 	case s.Window != 0 && s.Window < s.Concurrency:

@@ -16,12 +16,27 @@ import (
 // With a Concurrency of 1 the goroutine that runs it does everything. With n > 1 it starts
 // n + 1 more: a dispatcher that numbers the inputs and hands them out, and n workers that make
 // the calls, while the goroutine that runs it delivers. A token channel bounds the inputs
-// taken but not yet delivered: to the window when Ordered, which bounds the reorder window,
-// the results held and what a slow consumer lets through; to n otherwise.
+// taken but not yet delivered: to the window when Ordered or by key, which bounds the reorder
+// window, the results held and what a slow consumer lets through; to n otherwise.
+//
+// With Lanes (and n > 1) the stage orders by key, as a Kafka consumer orders the records of one
+// partition: the inputs of one key are called one at a time, in input order, and delivered in
+// that order, each as soon as its call has ended (its key's earlier inputs are out by then);
+// inputs of different keys are called in parallel and delivered in completion order. An input
+// whose key is busy waits in its key's lane without holding a worker, and its key's worker
+// calls it next; a key with nothing in flight has no lane.
 type Stage[I, R any] struct {
 	Concurrency int  // calls at once, >= 1
-	Window      int  // when Ordered: inputs taken and not yet delivered, >= Concurrency; 0 means Concurrency
-	Ordered     bool // deliver in input order
+	Window      int  // when Ordered or by key: inputs taken and not yet delivered, >= Concurrency; 0 means Concurrency
+	Ordered     bool // deliver in input order; ignored with Lanes
+
+	// Lanes, when set, gives each input the lane of its key, for the order by key; with a
+	// Concurrency of 1 it is not used, the order being the input's. The stage calls it under
+	// a lock of its own.
+	Lanes LaneSet[I]
+	// Fail is the result of an input that failed before its call, Lanes.Enter's error; needed
+	// with Lanes.
+	Fail func(seq int, in I, err error) R
 
 	// Receive takes the next input; ok is false once the input has ended or done is closed.
 	// Only one goroutine calls it at a time, in input order.
@@ -61,24 +76,105 @@ func (s *Stage[I, R]) serial(done <-chan struct{}) {
 }
 
 type job[I any] struct {
-	seq int
-	in  I
+	seq  int
+	in   I
+	lane *Lane // by key: the input's lane, nil for an input with no key
+	err  error // by key: the input fails with err, without a call
+}
+
+// keyed is the state of the order by key: the lanes, and the inputs waiting in them, each in a
+// slot of a pool sized to the window, so that a waiting input never needs a new one.
+type keyed[I any] struct {
+	mu    sync.Mutex
+	lanes LaneSet[I]
+	slots []waiting[I]
+	free  []int // slots not in use
+}
+
+// waiting is an input waiting in its lane, linked to the next one of its key (-1: none).
+type waiting[I any] struct {
+	j    job[I]
+	next int
+}
+
+func newKeyed[I any](lanes LaneSet[I], w int) *keyed[I] {
+	k := &keyed[I]{lanes: lanes, slots: make([]waiting[I], w), free: make([]int, w)}
+	for i := range k.free {
+		k.free[i] = w - 1 - i
+	}
+	return k
+}
+
+// admit gives j its lane and reports whether j is to be called now: it has no key, or its key
+// had nothing in flight. Otherwise j waits at the tail of its lane.
+func (k *keyed[I]) admit(j *job[I]) bool {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	l, err := k.lanes.Enter(j.in)
+	if l == nil {
+		j.err = err
+		return true
+	}
+	j.lane = l
+	if !l.busy {
+		l.busy = true
+		return true
+	}
+	// The tokens bound the inputs taken and not delivered to len(slots): one is free.
+	i := k.free[len(k.free)-1]
+	k.free = k.free[:len(k.free)-1]
+	k.slots[i] = waiting[I]{j: *j, next: -1}
+	if l.tail >= 0 {
+		k.slots[l.tail].next = i
+	} else {
+		l.head = i
+	}
+	l.tail = i
+	return false
+}
+
+// next returns the input of lane l to call after the one whose call has just ended and whose
+// result is out, or forgets l when none waits.
+func (k *keyed[I]) next(l *Lane) (job[I], bool) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	i := l.head
+	if i < 0 {
+		l.busy = false
+		k.lanes.Leave(l)
+		return job[I]{}, false
+	}
+	j := k.slots[i].j
+	l.head = k.slots[i].next
+	if l.head < 0 {
+		l.tail = -1
+	}
+	k.slots[i] = waiting[I]{} // keep no input past its call
+	k.free = append(k.free, i)
+	return j, true
 }
 
 func (s *Stage[I, R]) concurrent(done <-chan struct{}, wg *sync.WaitGroup) {
 	n, w := s.Concurrency, s.Concurrency
-	if s.Ordered && s.Window > n {
+	ordered := s.Ordered && s.Lanes == nil
+	if (ordered || s.Lanes != nil) && s.Window > n {
 		w = s.Window
+	}
+	var k *keyed[I]
+	if s.Lanes != nil {
+		k = newKeyed(s.Lanes, w)
 	}
 	tokens := make(chan struct{}, w)
 	jobs := make(chan job[I])
 	total := make(chan int, 1) // the number of inputs, once the input has ended
 	// Ordered results go to slot seq%w: the tokens guarantee that the result of input seq-w
 	// has been taken from it before input seq is handed out, so a slot never holds two and
-	// a worker never blocks on it. Unordered ones share one channel of the same capacity.
+	// a worker never blocks on it. Unordered ones, and those ordered by key, share one channel
+	// of the same capacity: a key's worker sends the result of one of its inputs before it
+	// calls the next, so they come out of the channel in the key's order.
 	var slots []chan R
 	var results chan R
-	if s.Ordered {
+	if ordered {
 		slots = make([]chan R, w)
 		for i := range slots {
 			slots[i] = make(chan R, 1)
@@ -88,9 +184,9 @@ func (s *Stage[I, R]) concurrent(done <-chan struct{}, wg *sync.WaitGroup) {
 	}
 
 	wg.Add(1 + n)
-	go s.dispatch(done, wg, tokens, jobs, total)
+	go s.dispatch(done, wg, k, tokens, jobs, total)
 	for range n {
-		go s.work(done, wg, jobs, slots, results)
+		go s.work(done, wg, k, jobs, slots, results)
 	}
 
 	totalc, count := total, -1
@@ -116,7 +212,7 @@ func (s *Stage[I, R]) concurrent(done <-chan struct{}, wg *sync.WaitGroup) {
 	}
 }
 
-func (s *Stage[I, R]) dispatch(done <-chan struct{}, wg *sync.WaitGroup, tokens chan<- struct{}, jobs chan<- job[I], total chan<- int) {
+func (s *Stage[I, R]) dispatch(done <-chan struct{}, wg *sync.WaitGroup, k *keyed[I], tokens chan<- struct{}, jobs chan<- job[I], total chan<- int) {
 	defer wg.Done()
 	for seq := 0; ; seq++ {
 		select {
@@ -132,15 +228,19 @@ func (s *Stage[I, R]) dispatch(done <-chan struct{}, wg *sync.WaitGroup, tokens 
 		if chans.Closed(done) {
 			return
 		}
+		j := job[I]{seq: seq, in: in}
+		if k != nil && !k.admit(&j) {
+			continue // waits for its key's worker
+		}
 		select {
-		case jobs <- job[I]{seq, in}:
+		case jobs <- j:
 		case <-done:
 			return
 		}
 	}
 }
 
-func (s *Stage[I, R]) work(done <-chan struct{}, wg *sync.WaitGroup, jobs <-chan job[I], slots []chan R, results chan<- R) {
+func (s *Stage[I, R]) work(done <-chan struct{}, wg *sync.WaitGroup, k *keyed[I], jobs <-chan job[I], slots []chan R, results chan<- R) {
 	defer wg.Done()
 	for {
 		var j job[I]
@@ -149,14 +249,29 @@ func (s *Stage[I, R]) work(done <-chan struct{}, wg *sync.WaitGroup, jobs <-chan
 		case <-done:
 			return
 		}
-		if chans.Closed(done) { // both were ready: a stopped stage makes no more calls
-			return
-		}
-		r := s.Call(j.seq, j.in)
-		if slots != nil {
-			slots[j.seq%len(slots)] <- r
-		} else {
-			results <- r
+		// By key, the worker goes on with the inputs waiting in j's lane until none is left.
+		for {
+			if chans.Closed(done) { // both were ready: a stopped stage makes no more calls
+				return
+			}
+			var r R
+			if j.err != nil {
+				r = s.Fail(j.seq, j.in, j.err)
+			} else {
+				r = s.Call(j.seq, j.in)
+			}
+			if slots != nil {
+				slots[j.seq%len(slots)] <- r
+			} else {
+				results <- r
+			}
+			if j.lane == nil {
+				break
+			}
+			var ok bool
+			if j, ok = k.next(j.lane); !ok {
+				break
+			}
 		}
 	}
 }

@@ -1,0 +1,262 @@
+package operators_test
+
+import (
+	"context"
+	"sync"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/reactivex/rxgo/v2"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"pgregory.net/rapid"
+
+	"github.com/levee-go/levee"
+	"github.com/levee-go/levee/bulkhead"
+	"github.com/levee-go/levee/operators"
+)
+
+// keyCalls records when each call of a test of OrderByKey started and ended, from start, and
+// the most calls running at once, overall and per key.
+type keyCalls struct {
+	start time.Time
+	key   func(int) int
+
+	mu         sync.Mutex
+	began, end map[int]time.Duration
+	running    map[int]int
+	now, most  int
+	mostPerKey int
+}
+
+func newKeyCalls(key func(int) int) *keyCalls {
+	return &keyCalls{start: time.Now(), key: key, began: map[int]time.Duration{}, end: map[int]time.Duration{}, running: map[int]int{}}
+}
+
+func (c *keyCalls) call(ctx context.Context, v int, d time.Duration) (int, error) {
+	k := c.key(v)
+	c.mu.Lock()
+	c.began[v] = time.Since(c.start)
+	c.now++
+	c.most = max(c.most, c.now)
+	c.running[k]++
+	c.mostPerKey = max(c.mostPerKey, c.running[k])
+	c.mu.Unlock()
+	defer func() {
+		c.mu.Lock()
+		c.now--
+		c.running[k]--
+		c.end[v] = time.Since(c.start)
+		c.mu.Unlock()
+	}()
+	select {
+	case <-time.After(d):
+		return 10 * v, nil
+	case <-ctx.Done():
+		return 0, ctx.Err()
+	}
+}
+
+// On random upstreams of random keys and call times, the elements of each key are called one
+// at a time in upstream order and emitted in that order, each the instant its call ends, every
+// one exactly once, with at most Concurrency calls at once.
+func TestOrderByKeyKeepsEachKeysOrderUnderRandomLatencies(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		rapid.Check(bubbleTB{t}, func(rt *rapid.T) {
+			n := rapid.IntRange(0, 30).Draw(rt, "n")
+			c := rapid.IntRange(1, 5).Draw(rt, "concurrency")
+			window := c + rapid.IntRange(0, 8).Draw(rt, "extra window")
+			keys := make([]int, n+1) // of the values 1..n
+			d := make([]time.Duration, n+1)
+			for v := 1; v <= n; v++ {
+				keys[v] = rapid.IntRange(0, 3).Draw(rt, "key")
+				d[v] = time.Duration(rapid.IntRange(1, 30).Draw(rt, "ms")) * time.Millisecond
+			}
+			key := func(v int) int { return keys[v] }
+			calls := newKeyCalls(key)
+			m, err := operators.MapResults(nil, func(ctx context.Context, v int) (int, error) {
+				return calls.call(ctx, v, d[v])
+			}, operators.Concurrency(c), operators.Window(window), operators.OrderByKey(key))
+			if err != nil {
+				rt.Fatal(err)
+			}
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			var got []int
+			at := map[int]time.Duration{}
+			for it := range m(newProbe(ints(n)...).Observable()).Observe(rxgo.WithContext(ctx)) {
+				r := it.V.(operators.Result[int, int])
+				if it.E != nil || r.Err != nil || r.In != r.Index+1 || r.Value != 10*r.In {
+					rt.Fatalf("item %+v", it)
+				}
+				got = append(got, r.In)
+				at[r.In] = time.Since(calls.start)
+			}
+			if len(got) != n || len(at) != n {
+				rt.Fatalf("%d items for %d elements: %v", len(got), n, got)
+			}
+			last := map[int]int{}
+			for _, v := range got {
+				if prev, ok := last[keys[v]]; ok && prev > v {
+					rt.Fatalf("key %d: element %d emitted after %d: %v", keys[v], prev, v, got)
+				}
+				last[keys[v]] = v
+			}
+			prevEnd := map[int]time.Duration{}
+			for v := 1; v <= n; v++ {
+				if calls.began[v] < prevEnd[keys[v]] {
+					rt.Fatalf("element %d started before the previous one of key %d ended", v, keys[v])
+				}
+				prevEnd[keys[v]] = calls.end[v]
+				if at[v] != calls.end[v] {
+					rt.Fatalf("element %d: call ended at %v, emitted at %v", v, calls.end[v], at[v])
+				}
+			}
+			if calls.most > c || calls.mostPerKey > 1 {
+				rt.Fatalf("%d calls at once (concurrency %d), %d of one key", calls.most, c, calls.mostPerKey)
+			}
+		})
+	})
+}
+
+// emittedAt observes obs and returns when each Result's element was emitted, by its value.
+func emittedAt(t *testing.T, obs rxgo.Observable, start time.Time) map[int]time.Duration {
+	at := map[int]time.Duration{}
+	for it := range obs.Observe(rxgo.WithContext(t.Context())) {
+		require.NoError(t, it.E)
+		r := it.V.(operators.Result[int, int])
+		require.NoError(t, r.Err)
+		at[r.In] = time.Since(start)
+	}
+	return at
+}
+
+// Four keys of two elements each, a second per call, four workers: done in two seconds.
+func TestOrderByKeyCallsKeysInParallel(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		key := func(v int) int { return v % 4 }
+		calls := newKeyCalls(key)
+		m := mustOp(t)(operators.MapResults(nil, func(ctx context.Context, v int) (int, error) {
+			return calls.call(ctx, v, time.Second)
+		}, operators.Concurrency(4), operators.OrderByKey(key)))
+		s := time.Second
+		assert.Equal(t, map[int]time.Duration{1: s, 2: s, 3: s, 4: s, 5: 2 * s, 6: 2 * s, 7: 2 * s, 8: 2 * s},
+			emittedAt(t, m(newProbe(ints(8)...).Observable()), calls.start))
+		assert.Equal(t, 4, calls.most)
+		assert.Equal(t, 1, calls.mostPerKey)
+	})
+}
+
+// Key A's element (1) takes 10s, the 20 of key B after it 1s each: with two workers and a
+// window of 64, B's k-th is emitted at k seconds, the last at 20s, and A's at 10s.
+func TestOrderByKeyLetsOtherKeysPassASlowOne(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		key := func(v int) int { return min(v, 2) } // 1 key A, 2..21 key B
+		calls := newKeyCalls(key)
+		m := mustOp(t)(operators.MapResults(nil, func(ctx context.Context, v int) (int, error) {
+			if v == 1 {
+				return calls.call(ctx, v, 10*time.Second)
+			}
+			return calls.call(ctx, v, time.Second)
+		}, operators.Concurrency(2), operators.Window(64), operators.OrderByKey(key)))
+		want := map[int]time.Duration{1: 10 * time.Second}
+		for v := 2; v <= 21; v++ {
+			want[v] = time.Duration(v-1) * time.Second
+		}
+		assert.Equal(t, want, emittedAt(t, m(newProbe(ints(21)...).Observable()), calls.start))
+	})
+}
+
+// Upstream error items and values that are not of the input type have no key: with
+// ContinueOnError they come out in their own time, and the keyed elements in their key's order.
+func TestOrderByKeyPassesItemsWithoutAKey(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		m := mustOp(t)(operators.Map(nil, func(_ context.Context, v int) (int, error) {
+			time.Sleep(time.Duration(5-v) * time.Second)
+			return 10 * v, nil
+		}, operators.Concurrency(2), operators.Window(8), operators.ContinueOnError(),
+			operators.OrderByKey(func(v int) int { return v % 2 })))
+		got, _ := observe(m(newProbe(1, errBoom, "x", 3, 2).Observable()))
+		// 1 (4s) then 3 (2s), of key 1, on one worker; the error and "x" at once on the other,
+		// then 2 (3s): 2 at 3s, 1 at 4s, 3 at 6s.
+		assert.Equal(t, []string{"E:boom", "E:operators: item 1 is string, not int", "20", "10", "30"}, got)
+	})
+}
+
+func TestOrderByKeyIsRefusedWhenInvalid(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		opts []operators.Option
+		want string
+	}{
+		{"nil key", []operators.Option{operators.OrderByKey[int, string](nil)}, "operators: OrderByKey needs a key function, got nil"},
+		{"key of another type", []operators.Option{operators.Concurrency(2), operators.OrderByKey(func(s string) string { return s })},
+			"operators: Map needs an OrderByKey function of type func(int) K, got func(string) string"},
+		{"with Unordered", []operators.Option{operators.Unordered(), operators.OrderByKey(func(v int) int { return v })},
+			"operators: set Unordered or OrderByKey, not both"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			op, err := operators.Map(nil, double, tc.opts...)
+			assert.EqualError(t, err, tc.want)
+			assert.Nil(t, op)
+		})
+	}
+	_, err := operators.Guard(levee.Patterns{}, nil, newProbe().Source(nil), operators.OrderByKey(func(v int) int { return v }))
+	assert.EqualError(t, err, "operators: option OrderByKey does not apply to Guard")
+}
+
+// Cancelled with calls running and elements waiting in their keys, the subscription emits
+// nothing more and closes once every call has returned, with its bulkhead permits back.
+func TestOrderByKeyCancelledMidStreamLeavesNothing(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		bh := newBulkhead(t, bulkhead.Config{MaxConcurrentCalls: 2})
+		key := func(v int) int { return v % 2 }
+		calls := newKeyCalls(key)
+		m := mustOp(t)(operators.Map(levee.Compose[int]().WithBulkhead(bh), func(ctx context.Context, v int) (int, error) {
+			return calls.call(ctx, v, time.Second)
+		}, operators.Concurrency(2), operators.Window(8), operators.OrderByKey(key)))
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		ch := m(newProbe(ints(8)...).Observable()).Observe(rxgo.WithContext(ctx))
+		var got []string
+		for it := range ch {
+			got = append(got, show(it))
+			if len(got) == 2 {
+				time.Sleep(500 * time.Millisecond) // 3 and 4 are being called, 5..8 wait
+				cancel()
+			}
+		}
+		assert.ElementsMatch(t, []string{"10", "20"}, got)
+		assert.Equal(t, 0, calls.now)
+		assert.Equal(t, map[int]time.Duration{1: time.Second, 2: time.Second, 3: 1500 * time.Millisecond, 4: 1500 * time.Millisecond}, calls.end)
+		assert.Equal(t, 2, bh.Metrics().AvailableConcurrentCalls)
+	})
+}
+
+// The watermark, acknowledged with AckNext as Map's items are received, stays below key A's
+// slow element however many of key B's are out, and passes them all once it is.
+func TestOrderByKeyWatermarkStaysBelowASlowKey(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		wm := operators.NewWatermark()
+		m := mustOp(t)(operators.Map(nil, func(_ context.Context, v int) (int, error) {
+			if v == 1 {
+				time.Sleep(10 * time.Second)
+			} else {
+				time.Sleep(time.Second)
+			}
+			return 10 * v, nil
+		}, operators.Concurrency(2), operators.Window(8), operators.OrderByKey(func(v int) bool { return v == 1 }),
+			operators.CommitWatermark(wm)))
+		var got []string
+		var marks []int
+		for it := range m(newProbe(ints(5)...).Observable()).Observe(rxgo.WithContext(t.Context())) {
+			got = append(got, show(it))
+			wm.AckNext()
+			synctest.Wait() // the operator has recorded the item as complete
+			marks = append(marks, wm.Load())
+		}
+		assert.Equal(t, []string{"20", "30", "40", "50", "10"}, got)
+		assert.Equal(t, []int{0, 0, 0, 0, 5}, marks)
+	})
+}
