@@ -39,10 +39,11 @@ const (
 	kindCircuitBreaker
 	kindRetry
 	kindFallback
+	kindDecorator
 )
 
 // Layer is one pattern of a Chain, made by Bulkhead, TimeLimiter, RateLimiter, CircuitBreaker,
-// Retry or Fallback.
+// Retry, Fallback or Decorator.
 type Layer[T any] struct {
 	kind kind
 	bh   *bulkhead.Bulkhead
@@ -51,6 +52,7 @@ type Layer[T any] struct {
 	cb   *circuitbreaker.CircuitBreaker
 	rt   *retry.Retry
 	fb   *fallback.Fallback[T]
+	dec  func(ctx context.Context, next func(context.Context) (T, error)) (T, error)
 }
 
 // Bulkhead is a layer that holds one permit of bh while the layers inside it run.
@@ -76,6 +78,12 @@ func Retry[T any](r *retry.Retry) Layer[T] { return Layer[T]{kind: kindRetry, rt
 
 // Fallback is a layer whose f answers the failures of the layers inside it.
 func Fallback[T any](f *fallback.Fallback[T]) Layer[T] { return Layer[T]{kind: kindFallback, fb: f} }
+
+// Decorator is a layer that hands the layers inside it to d as next: d decides whether, when
+// and how often next runs, and what the layer returns.
+func Decorator[T any](d func(ctx context.Context, next func(context.Context) (T, error)) (T, error)) Layer[T] {
+	return Layer[T]{kind: kindDecorator, dec: d}
+}
 
 // New returns an empty Chain.
 func New[T any]() Chain[T] { return Chain[T]{invoke: invoke[T]} }
@@ -196,6 +204,10 @@ func exec[A, T any](ctx context.Context, layers []Layer[T], i int, fn func(conte
 		return v, err
 	case kindTimeLimiter:
 		return execTimeLimited(ctx, l.tl, layers, i, fn, a, out)
+	case kindDecorator:
+		// The decorator is code levee does not know: it may panic, and it may be the innermost
+		// layer, so it runs guarded. next escapes to it, which costs one allocation per run.
+		return safe.Call(ctx, func(ctx context.Context) (T, error) { return l.dec(ctx, next) })
 	default: // unreachable: layers are made only by this package's constructors
 		return next(ctx)
 	}
