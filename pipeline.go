@@ -129,8 +129,10 @@ type Decorator[T any] func(ctx context.Context, next func(context.Context) (T, e
 // With returns p wrapped in d, as the other With... methods wrap p in a pattern: d receives
 // everything added before as next, and the layers added after see d's result as the call's.
 // A panic in d, or in next when d is the innermost layer, becomes a *PanicError as in every
-// other layer. Each run of d allocates once (next escapes to d), unlike levee's own patterns;
-// a nil d adds nothing.
+// other layer. A fallback inside d reports its answer to ExecuteOutcome; when d runs next more
+// than once, only the last run counts. Each run of d allocates once, 80 bytes, since next
+// escapes to a function levee cannot see into (ExecuteOutcome one more); levee's own patterns
+// allocate nothing. A nil d adds nothing.
 func (p *Pipeline[T]) With(d Decorator[T]) *Pipeline[T] {
 	if d == nil {
 		return p.orEmpty()

@@ -13,8 +13,8 @@ import (
 )
 
 // A payment client's pipeline tested against a dependency that fails twice, then answers (the
-// retry's third attempt); then against one that is down for good: its fourth invocation fails
-// the third call of the breaker's window of four, which opens it, so the retry's next attempts
+// retry's third attempt); then against one that is down for good: its fourth invocation is the
+// third failure in the breaker's window of four, which opens it, so the retry's next attempts
 // are refused without reaching the dependency and the fallback answers. In a
 // test, the prints are assertions and the patterns end with leveetest.VerifyIdle(t, ps).
 func ExampleStub() {

@@ -205,12 +205,35 @@ func exec[A, T any](ctx context.Context, layers []Layer[T], i int, fn func(conte
 	case kindTimeLimiter:
 		return execTimeLimited(ctx, l.tl, layers, i, fn, a, out)
 	case kindDecorator:
-		// The decorator is code levee does not know: it may panic, and it may be the innermost
-		// layer, so it runs guarded. next escapes to it, which costs one allocation per run.
-		return safe.Call(ctx, func(ctx context.Context) (T, error) { return l.dec(ctx, next) })
+		return execDecorated(ctx, l.dec, layers, i, fn, a, out)
 	default: // unreachable: layers are made only by this package's constructors
 		return next(ctx)
 	}
+}
+
+// execDecorated runs the decorator dec of layers[i] around layers[0..i-1]. The decorator is
+// code levee does not know: it may panic, and it may be the innermost layer, so it runs
+// guarded. The next it receives escapes to it, which costs one allocation per run; it is made
+// here rather than shared with exec's other layers, whose next must stay on the stack. For the
+// same reason the inner layers report their fallback outcome into one of their own, copied to
+// out once dec returns, so that out stays on the caller's stack; like a retry's attempts, each
+// run of next reports its own outcome.
+func execDecorated[A, T any](ctx context.Context, dec func(context.Context, func(context.Context) (T, error)) (T, error), layers []Layer[T], i int, fn func(context.Context, A) (T, error), a A, out *fallback.Outcome) (T, error) {
+	var inner *fallback.Outcome
+	if out != nil {
+		inner = new(fallback.Outcome)
+	}
+	next := func(ctx context.Context) (T, error) {
+		if inner != nil {
+			*inner = fallback.Outcome{}
+		}
+		return exec(ctx, layers, i-1, fn, a, inner)
+	}
+	v, err := safe.Call(ctx, func(ctx context.Context) (T, error) { return dec(ctx, next) })
+	if inner != nil && inner.Fallback {
+		*out = *inner
+	}
+	return v, err
 }
 
 // timeLimitedResult carries the inner chain's fallback outcome out of the time limiter's
