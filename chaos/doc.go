@@ -18,8 +18,8 @@
 // from Config.Source when set, so that a test with a seeded source injects into the same calls
 // every run. A strategy has an on/off switch, Enable and Disable (Config.Disabled starts it
 // off), and optionally a Config.EnabledFunc asked per call; while the switch is off a call costs
-// one atomic load (no allocation, no draw, no clock), so a strategy can stay in a production
-// pipeline, switched off.
+// one atomic load and the panic guard every pattern has (no allocation, no draw, no clock), so
+// a strategy can stay in a production pipeline, switched off.
 //
 // A strategy guards a call with Execute (Outcome.Execute), and takes any position of a
 // levee.Pipeline through Pipeline.With and Decorator (Outcome.Decorator): innermost, it acts
@@ -33,8 +33,9 @@
 //
 // # Differences from Polly
 //
-//   - Polly's InjectionRateGenerator and the *Generator fields for the latency and the fault
-//     take a ResilienceContext; here they take the call's context.Context.
+//   - The generators (FaultGenerator, LatencyGenerator, EnabledFunc, the outcome and the
+//     behaviour) take the call's context.Context where Polly's take a ResilienceContext.
+//     Polly's InjectionRateGenerator has no counterpart: the rate is fixed per strategy.
 //   - Polly's Randomizer is a func returning a double; here it is a math/rand/v2 Source,
 //     which is what a seeded test holds.
 //   - The switch (Enable, Disable) is an atomic flag on the strategy, besides Polly's
