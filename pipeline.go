@@ -117,6 +117,29 @@ func (p *Pipeline[T]) WithFallback(f *fallback.Fallback[T]) *Pipeline[T] {
 	return p.with(pipeline.Fallback[T](f))
 }
 
+// Decorator is a layer of a Pipeline written outside levee: a middleware that receives the
+// call's context and next, everything added to the pipeline before it, and returns the layer's
+// result. It may run next once (as a pattern guarding the call does), several times, never
+// (answering or refusing itself), or after doing something else first; it must honour ctx and
+// must not run next after it has returned. Fault injection (package chaos) and decorators of
+// one's own are added with Pipeline.With. Resilience4j's counterpart is Decorators' withX
+// taking a custom decorator function.
+type Decorator[T any] func(ctx context.Context, next func(context.Context) (T, error)) (T, error)
+
+// With returns p wrapped in d, as the other With... methods wrap p in a pattern: d receives
+// everything added before as next, and the layers added after see d's result as the call's.
+// A panic in d, or in next when d is the innermost layer, becomes a *PanicError as in every
+// other layer. A fallback inside d reports its answer to ExecuteOutcome; when d runs next more
+// than once, only the last run counts. Each run of d allocates once, 80 bytes, since next
+// escapes to a function levee cannot see into (ExecuteOutcome one more); levee's own patterns
+// allocate nothing. A nil d adds nothing.
+func (p *Pipeline[T]) With(d Decorator[T]) *Pipeline[T] {
+	if d == nil {
+		return p.orEmpty()
+	}
+	return p.with(pipeline.Decorator[T](d))
+}
+
 // Execute runs call through the pipeline and returns what the outermost layer returns. A nil
 // ctx is treated as context.Background(); a nil call returns ErrNilCall before any pattern
 // sees it (no breaker records it, no retry repeats it, no fallback answers it). The success path allocates nothing unless the pipeline holds a TimeLimiter, but a

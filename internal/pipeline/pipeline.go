@@ -39,10 +39,11 @@ const (
 	kindCircuitBreaker
 	kindRetry
 	kindFallback
+	kindDecorator
 )
 
 // Layer is one pattern of a Chain, made by Bulkhead, TimeLimiter, RateLimiter, CircuitBreaker,
-// Retry or Fallback.
+// Retry, Fallback or Decorator.
 type Layer[T any] struct {
 	kind kind
 	bh   *bulkhead.Bulkhead
@@ -51,6 +52,7 @@ type Layer[T any] struct {
 	cb   *circuitbreaker.CircuitBreaker
 	rt   *retry.Retry
 	fb   *fallback.Fallback[T]
+	dec  func(ctx context.Context, next func(context.Context) (T, error)) (T, error)
 }
 
 // Bulkhead is a layer that holds one permit of bh while the layers inside it run.
@@ -76,6 +78,12 @@ func Retry[T any](r *retry.Retry) Layer[T] { return Layer[T]{kind: kindRetry, rt
 
 // Fallback is a layer whose f answers the failures of the layers inside it.
 func Fallback[T any](f *fallback.Fallback[T]) Layer[T] { return Layer[T]{kind: kindFallback, fb: f} }
+
+// Decorator is a layer that hands the layers inside it to d as next: d decides whether, when
+// and how often next runs, and what the layer returns.
+func Decorator[T any](d func(ctx context.Context, next func(context.Context) (T, error)) (T, error)) Layer[T] {
+	return Layer[T]{kind: kindDecorator, dec: d}
+}
 
 // New returns an empty Chain.
 func New[T any]() Chain[T] { return Chain[T]{invoke: invoke[T]} }
@@ -196,9 +204,36 @@ func exec[A, T any](ctx context.Context, layers []Layer[T], i int, fn func(conte
 		return v, err
 	case kindTimeLimiter:
 		return execTimeLimited(ctx, l.tl, layers, i, fn, a, out)
+	case kindDecorator:
+		return execDecorated(ctx, l.dec, layers, i, fn, a, out)
 	default: // unreachable: layers are made only by this package's constructors
 		return next(ctx)
 	}
+}
+
+// execDecorated runs the decorator dec of layers[i] around layers[0..i-1]. The decorator is
+// code levee does not know: it may panic, and it may be the innermost layer, so it runs
+// guarded. The next it receives escapes to it, which costs one allocation per run; it is made
+// here rather than shared with exec's other layers, whose next must stay on the stack. For the
+// same reason the inner layers report their fallback outcome into one of their own, copied to
+// out once dec returns, so that out stays on the caller's stack; like a retry's attempts, each
+// run of next reports its own outcome.
+func execDecorated[A, T any](ctx context.Context, dec func(context.Context, func(context.Context) (T, error)) (T, error), layers []Layer[T], i int, fn func(context.Context, A) (T, error), a A, out *fallback.Outcome) (T, error) {
+	var inner *fallback.Outcome
+	if out != nil {
+		inner = new(fallback.Outcome)
+	}
+	next := func(ctx context.Context) (T, error) {
+		if inner != nil {
+			*inner = fallback.Outcome{}
+		}
+		return exec(ctx, layers, i-1, fn, a, inner)
+	}
+	v, err := safe.Call(ctx, func(ctx context.Context) (T, error) { return dec(ctx, next) })
+	if inner != nil && inner.Fallback {
+		*out = *inner
+	}
+	return v, err
 }
 
 // timeLimitedResult carries the inner chain's fallback outcome out of the time limiter's
