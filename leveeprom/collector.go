@@ -21,6 +21,9 @@
 //	resilience4j_circuitbreaker_calls_seconds{kind}         summary (_count, _sum in seconds) of the
 //	                                                        calls that ended, kind successful, failed,
 //	                                                        ignored
+//	resilience4j_circuitbreaker_calls_seconds_max{kind}     gauge: the longest of those calls in the
+//	                                                        last 2 minutes (Micrometer's decaying
+//	                                                        maximum: 3 buckets rotated every 40s)
 //	resilience4j_circuitbreaker_not_permitted_calls_total{kind="not_permitted"}
 //	                                                        counter of refused calls
 //	resilience4j_circuitbreaker_buffered_calls{kind}        gauge: successful, failed calls in the window
@@ -41,15 +44,20 @@
 //	resilience4j_timelimiter_calls_total{kind}              counter: successful, failed, timeout
 //
 // Like Resilience4j's, the rates are percentages with a -1 sentinel rather than Prometheus'
-// 0–1 ratios, and the calls summary has no _max series (Micrometer's decaying maximum).
+// 0–1 ratios, and two gauges of the thread-pool bulkhead end in _count, a suffix Prometheus
+// reserves for histograms and summaries (promlint reports them); the names are kept so that
+// existing dashboards work.
 //
 // # Cost
 //
 // Gauges and counters are read from each instance's Metrics when Prometheus scrapes, so they
 // cost nothing per call. The breaker keeps only window metrics, so the cumulative calls
-// summary and the not-permitted counter come from a subscription to each breaker's events,
-// made by the collector: a breaker pays for it (the event's construction and two atomic
-// additions per call) only while a collector is attached, and Close detaches it.
+// summary, its maximum and the not-permitted counter come from a subscription to each breaker's
+// events, made by the collector: a breaker pays for it (the event's construction, two atomic
+// additions and the maximum's few atomic loads per call) only while a collector is attached,
+// and Close detaches it. Every SUCCESS, ERROR and IGNORED_ERROR event counts, a late one (see
+// circuitbreaker.Event.Late) included, as in Resilience4j; a DISABLED or FORCED_OPEN breaker
+// publishes none, so its calls are not counted there either.
 package leveeprom
 
 import (
@@ -59,6 +67,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 
@@ -105,8 +114,17 @@ type Collector struct {
 type breakerCalls struct {
 	count        [3]atomic.Uint64 // by kind: successful, failed, ignored
 	nanos        [3]atomic.Int64  // sum of the durations, by kind
+	max          [3]*decayingMax  // decaying maximum of the durations, by kind
 	notPermitted atomic.Uint64
 	unsubscribe  func()
+}
+
+func newBreakerCalls(now time.Time) *breakerCalls {
+	b := &breakerCalls{}
+	for k := range b.max {
+		b.max[k] = newDecayingMax(now)
+	}
+	return b
 }
 
 // The kinds of the calls summary, indexing breakerCalls' arrays.
@@ -129,6 +147,7 @@ func (b *breakerCalls) record(e circuitbreaker.Event) {
 	}
 	b.count[k].Add(1)
 	b.nanos[k].Add(int64(e.Duration))
+	b.max[k].record(e.Time, e.Duration)
 }
 
 var labelNameRE = regexp.MustCompile(`^[a-zA-Z_][a-zA-Z0-9_]*$`)
@@ -211,7 +230,7 @@ func (c *Collector) attachLocked(cb *circuitbreaker.CircuitBreaker) {
 	if _, ok := c.breakers[cb]; ok {
 		return
 	}
-	b := &breakerCalls{}
+	b := newBreakerCalls(time.Now())
 	b.unsubscribe = cb.Subscribe(b.record)
 	c.breakers[cb] = b
 }
@@ -342,14 +361,18 @@ func (c *Collector) collectCircuitBreakers(ch chan<- prometheus.Metric) {
 		c.mu.Lock()
 		b := c.breakers[cb]
 		c.mu.Unlock()
+		now := time.Now()
 		if b == nil { // being attached right now
-			b = &breakerCalls{}
+			b = newBreakerCalls(now)
 		}
 		for k, kind := range callKinds {
 			n := b.count[k].Load()
 			sum := float64(b.nanos[k].Load()) / 1e9
 			m, err := prometheus.NewConstSummary(c.descs[&famCalls], n, sum, nil, s.values(kind)...)
 			s.send(&famCalls, m, err)
+		}
+		for k, kind := range callKinds {
+			s.gauge(&famCallsMax, b.max[k].poll(now).Seconds(), kind)
 		}
 		s.counter(&famNotPermitted, float64(b.notPermitted.Load()), "not_permitted")
 		s.gauge(&famBuffered, float64(m.NumberOfFailedCalls), "failed")

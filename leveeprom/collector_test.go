@@ -43,12 +43,12 @@ func TestInstanceAddedAndRemovedAfterConstruction(t *testing.T) {
 		}
 		successful := map[string]string{"name": "payment", "kind": "successful"}
 		assert.Equal(t, 3.0, value(t, c, leveeprom.CircuitBreakerCalls, successful))
-		assert.Equal(t, 16, testutil.CollectAndCount(c))
+		assert.Equal(t, 19, testutil.CollectAndCount(c))
 
 		rt, err := retry.New("payment", retry.Config{})
 		require.NoError(t, err)
 		require.NoError(t, reg.AddRetry(rt))
-		assert.Equal(t, 20, testutil.CollectAndCount(c))
+		assert.Equal(t, 23, testutil.CollectAndCount(c))
 		assert.Equal(t, 1, c.Attached(), "only breakers are subscribed to")
 
 		// A replacement starts counting afresh, and the old breaker is detached.
@@ -195,7 +195,7 @@ func TestInvalidUTF8NameFailsTheScrapeNotTheProcess(t *testing.T) {
 	require.NoError(t, preg.Register(c))
 	_, err := preg.Gather()
 	require.Error(t, err)
-	assert.True(t, strings.HasPrefix(err.Error(), "16 error(s) occurred:"), err.Error())
+	assert.True(t, strings.HasPrefix(err.Error(), "19 error(s) occurred:"), err.Error())
 	assert.Contains(t, err.Error(), `label value "pay\xffment" is not valid UTF-8`)
 }
 

@@ -8,6 +8,7 @@ import "github.com/prometheus/client_golang/prometheus"
 const (
 	CircuitBreakerState               = "resilience4j_circuitbreaker_state"
 	CircuitBreakerCalls               = "resilience4j_circuitbreaker_calls_seconds"
+	CircuitBreakerCallsMax            = "resilience4j_circuitbreaker_calls_seconds_max"
 	CircuitBreakerNotPermittedCalls   = "resilience4j_circuitbreaker_not_permitted_calls_total"
 	CircuitBreakerBufferedCalls       = "resilience4j_circuitbreaker_buffered_calls"
 	CircuitBreakerSlowCalls           = "resilience4j_circuitbreaker_slow_calls"
@@ -48,6 +49,7 @@ type family struct {
 var (
 	famState        = family{CircuitBreakerState, "The states of the circuit breaker", labelState}
 	famCalls        = family{CircuitBreakerCalls, "Total number of successful calls", labelKind}
+	famCallsMax     = family{CircuitBreakerCallsMax, "Total number of successful calls", labelKind}
 	famNotPermitted = family{CircuitBreakerNotPermittedCalls, "Total number of not permitted calls", labelKind}
 	famBuffered     = family{CircuitBreakerBufferedCalls, "The number of buffered failed calls stored in the ring buffer", labelKind}
 	famSlow         = family{CircuitBreakerSlowCalls, "The number of slow successful which were slower than a certain threshold", labelKind}
@@ -78,7 +80,7 @@ func Families() []string {
 }
 
 var allFamilies = []*family{
-	&famState, &famCalls, &famNotPermitted, &famBuffered, &famSlow, &famFailureRate,
+	&famState, &famCalls, &famCallsMax, &famNotPermitted, &famBuffered, &famSlow, &famFailureRate,
 	&famSlowCallRate, &famRetryCalls, &famBHAvailable, &famBHMax, &famWPQueueDepth,
 	&famWPQueueCap, &famWPSize, &famWPMaxSize, &famWPCoreSize, &famWPActive, &famWPAvailable,
 	&famRLAvailable, &famRLWaiting, &famTLCalls,

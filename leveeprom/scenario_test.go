@@ -155,7 +155,7 @@ func TestLint(t *testing.T) {
 		problems, err = testutil.CollectAndLint(c, others...)
 		require.NoError(t, err)
 		assert.Empty(t, problems)
-		assert.Equal(t, 50, testutil.CollectAndCount(c))
+		assert.Equal(t, 56, testutil.CollectAndCount(c))
 	})
 }
 

@@ -70,7 +70,7 @@ func TestScrapeAfterTheScenario(t *testing.T) {
 	} {
 		assert.Contains(t, lines, want)
 	}
-	assert.Len(t, lines, 16+2+2+4+3, "16 series of the breaker, 2 of the bulkhead, 2 of the limiter, 4 of the retry, and the summary's 3 _sum lines")
+	assert.Len(t, lines, 19+2+2+4+3, "19 series of the breaker, 2 of the bulkhead, 2 of the limiter, 4 of the retry, and the summary's 3 _sum lines")
 }
 
 func TestRunOnce(t *testing.T) {
