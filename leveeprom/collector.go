@@ -57,7 +57,10 @@
 // additions and the maximum's few atomic loads per call) only while a collector is attached,
 // and Close detaches it. Every SUCCESS, ERROR and IGNORED_ERROR event counts, a late one (see
 // circuitbreaker.Event.Late) included, as in Resilience4j; a DISABLED or FORCED_OPEN breaker
-// publishes none, so its calls are not counted there either.
+// publishes none, so its calls are not counted there either. A summary's _count and _sum are
+// read one after the other, so a scrape during a call may count it in one and not yet in the
+// other. A breaker added to the registry, or put in another's place, starts from zero: to
+// Prometheus' rate functions a replacement is a counter reset.
 package leveeprom
 
 import (
