@@ -1,0 +1,441 @@
+// Package leveeprom exports the instances of a levee registry to Prometheus under
+// Resilience4j's Micrometer metric names, so that the Grafana boards and alerts written for
+// resilience4j-micrometer work unchanged.
+//
+// NewCollector returns a prometheus.Collector; the application registers it on a registry of
+// its own (never the default one: leveeprom registers nothing by itself) and serves it:
+//
+//	reg := prometheus.NewRegistry()
+//	reg.MustRegister(leveeprom.NewCollector(levreg))
+//	http.Handle("/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
+//
+// # Families
+//
+// Every series has the label name (the instance's name) and one label per tag key given to
+// WithTagKeys. The families, as resilience4j-micrometer 2.x exposes them through Micrometer's
+// Prometheus registry:
+//
+//	resilience4j_circuitbreaker_state{state}                gauge: 1 for the current state, 0 for the
+//	                                                        five others (closed, open, half_open,
+//	                                                        disabled, forced_open, metrics_only)
+//	resilience4j_circuitbreaker_calls_seconds{kind}         summary (_count, _sum in seconds) of the
+//	                                                        calls that ended, kind successful, failed,
+//	                                                        ignored
+//	resilience4j_circuitbreaker_calls_seconds_max{kind}     gauge: the longest of those calls in the
+//	                                                        last 2 minutes (Micrometer's decaying
+//	                                                        maximum: 3 buckets rotated every 40s)
+//	resilience4j_circuitbreaker_not_permitted_calls_total{kind="not_permitted"}
+//	                                                        counter of refused calls
+//	resilience4j_circuitbreaker_buffered_calls{kind}        gauge: successful, failed calls in the window
+//	resilience4j_circuitbreaker_slow_calls{kind}            gauge: slow successful, failed calls in the window
+//	resilience4j_circuitbreaker_failure_rate                gauge: percent, -1 below the minimum number of calls
+//	resilience4j_circuitbreaker_slow_call_rate              gauge: percent, -1 likewise
+//	resilience4j_retry_calls_total{kind}                    counter: successful_without_retry,
+//	                                                        successful_with_retry, failed_without_retry,
+//	                                                        failed_with_retry
+//	resilience4j_bulkhead_available_concurrent_calls        gauge: free permits
+//	resilience4j_bulkhead_max_allowed_concurrent_calls      gauge: MaxConcurrentCalls
+//	resilience4j_bulkhead_queue_depth, _queue_capacity, _thread_pool_size, _max_thread_pool_size,
+//	_core_thread_pool_size, _active_thread_count, _available_thread_count
+//	                                                        gauges of an async.WorkerPool (Resilience4j's
+//	                                                        thread-pool bulkhead)
+//	resilience4j_ratelimiter_available_permissions          gauge: may be negative (reservations)
+//	resilience4j_ratelimiter_waiting_threads                gauge: callers (goroutines) waiting
+//	resilience4j_timelimiter_calls_total{kind}              counter: successful, failed, timeout
+//
+// Like Resilience4j's, the rates are percentages with a -1 sentinel rather than Prometheus'
+// 0–1 ratios, and two gauges of the thread-pool bulkhead end in _count, a suffix Prometheus
+// reserves for histograms and summaries (promlint reports them); the names are kept so that
+// existing dashboards work.
+//
+// # Cost
+//
+// Gauges and counters are read from each instance's Metrics when Prometheus scrapes, so they
+// cost nothing per call. The breaker keeps only window metrics, so the cumulative calls
+// summary, its maximum and the not-permitted counter come from a subscription to each breaker's
+// events, made by the collector: a breaker pays for it (the event's construction, two atomic
+// additions and the maximum's few atomic loads per call) only while a collector is attached,
+// and Close detaches it. Every SUCCESS, ERROR and IGNORED_ERROR event counts, a late one (see
+// circuitbreaker.Event.Late) included, as in Resilience4j; a DISABLED or FORCED_OPEN breaker
+// publishes none, so its calls are not counted there either. A summary's _count and _sum are
+// read one after the other, so a scrape during a call may count it in one and not yet in the
+// other. A breaker added to the registry, or put in another's place, starts from zero: to
+// Prometheus' rate functions a replacement is a counter reset.
+package leveeprom
+
+import (
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/levee-go/levee/circuitbreaker"
+	"github.com/levee-go/levee/registry"
+)
+
+// Option configures a Collector.
+type Option func(*options)
+
+type options struct {
+	tagKeys []string
+}
+
+// WithTagKeys sets the registry tags (registry.Registry.SetTags) that become labels of every
+// series, as Resilience4j's custom tags. Prometheus needs the same label names on every series
+// of a family, so the set is fixed when the collector is built: an instance without one of
+// these tags gets the empty value, and an instance's tags outside the set are ignored.
+//
+// A key must be a Prometheus label name ([a-zA-Z_][a-zA-Z0-9_]*, not starting with "__"),
+// other than name, kind and state, and given once; otherwise the collector is invalid and its
+// registration on a prometheus.Registry fails with an error naming the key. Later calls add
+// keys to those of earlier ones.
+func WithTagKeys(keys ...string) Option {
+	return func(o *options) { o.tagKeys = append(o.tagKeys, keys...) }
+}
+
+// Collector is a prometheus.Collector exporting the instances of a levee registry. Build it
+// with NewCollector; it is safe for concurrent use.
+type Collector struct {
+	reg     *registry.Registry
+	tagKeys []string
+	err     error
+	descs   descs
+
+	unsubscribe func() // from the registry's events
+
+	mu       sync.Mutex
+	closed   bool
+	breakers map[*circuitbreaker.CircuitBreaker]*breakerCalls
+}
+
+// breakerCalls holds one breaker's cumulative figures, counted from its events.
+type breakerCalls struct {
+	count        [3]atomic.Uint64 // by kind: successful, failed, ignored
+	nanos        [3]atomic.Int64  // sum of the durations, by kind
+	max          [3]*decayingMax  // decaying maximum of the durations, by kind
+	notPermitted atomic.Uint64
+	unsubscribe  func()
+}
+
+func newBreakerCalls(now time.Time) *breakerCalls {
+	b := &breakerCalls{}
+	for k := range b.max {
+		b.max[k] = newDecayingMax(now)
+	}
+	return b
+}
+
+// The kinds of the calls summary, indexing breakerCalls' arrays.
+var callKinds = [3]string{"successful", "failed", "ignored"}
+
+func (b *breakerCalls) record(e circuitbreaker.Event) {
+	var k int
+	switch e.Type {
+	case circuitbreaker.EventSuccess:
+		k = 0
+	case circuitbreaker.EventError:
+		k = 1
+	case circuitbreaker.EventIgnoredError:
+		k = 2
+	case circuitbreaker.EventNotPermitted:
+		b.notPermitted.Add(1)
+		return
+	default:
+		return
+	}
+	b.count[k].Add(1)
+	b.nanos[k].Add(int64(e.Duration))
+	b.max[k].record(e.Time, e.Duration)
+}
+
+var labelNameRE = regexp.MustCompile(`^[a-zA-Z_][a-zA-Z0-9_]*$`)
+
+func checkTagKeys(keys []string) error {
+	for i, k := range keys {
+		if !labelNameRE.MatchString(k) || strings.HasPrefix(k, "__") ||
+			k == labelName || k == labelKind || k == labelState {
+			return fmt.Errorf("leveeprom: tag key must be a label name ([a-zA-Z_][a-zA-Z0-9_]*, "+
+				"not starting with __, not name, kind or state), got %q", k)
+		}
+		if slices.Contains(keys[:i], k) {
+			return fmt.Errorf("leveeprom: tag key must be given once, got %q twice", k)
+		}
+	}
+	return nil
+}
+
+// NewCollector returns a Collector exporting every instance of reg, those added later
+// included, under Resilience4j's Micrometer names (see the package documentation). It
+// subscribes to reg's events and to the events of each circuit breaker reg holds, now and
+// later, for the breakers' cumulative call figures; Close ends those subscriptions. An invalid
+// option (see WithTagKeys) makes a collector whose registration fails with the error; a nil
+// reg makes one that exports nothing.
+func NewCollector(reg *registry.Registry, opts ...Option) *Collector {
+	var o options
+	for _, opt := range opts {
+		if opt != nil {
+			opt(&o)
+		}
+	}
+	c := &Collector{
+		reg:         reg,
+		tagKeys:     slices.Clone(o.tagKeys),
+		err:         checkTagKeys(o.tagKeys),
+		unsubscribe: func() {},
+		breakers:    map[*circuitbreaker.CircuitBreaker]*breakerCalls{},
+	}
+	c.descs = newDescs(c.tagKeys, c.err)
+	if c.err != nil || reg == nil {
+		c.closed = true
+		return c
+	}
+	// Subscribe before listing, so that no breaker added meanwhile is missed; attaching is
+	// idempotent, and a removal is delivered after the breaker left the lists.
+	c.unsubscribe = reg.Subscribe(c.onRegistryEvent)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, cb := range reg.CircuitBreakers() {
+		c.attachLocked(cb)
+	}
+	return c
+}
+
+func (c *Collector) onRegistryEvent(e registry.Event) {
+	if e.Pattern != registry.CircuitBreaker {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closed {
+		return
+	}
+	if old, ok := e.Replaced.(*circuitbreaker.CircuitBreaker); ok {
+		c.detachLocked(old)
+	}
+	cb, _ := e.Instance.(*circuitbreaker.CircuitBreaker)
+	switch e.Type {
+	case registry.EntryAdded, registry.EntryReplaced:
+		c.attachLocked(cb)
+	case registry.EntryRemoved:
+		c.detachLocked(cb)
+	}
+}
+
+func (c *Collector) attachLocked(cb *circuitbreaker.CircuitBreaker) {
+	if cb == nil {
+		return
+	}
+	if _, ok := c.breakers[cb]; ok {
+		return
+	}
+	b := newBreakerCalls(time.Now())
+	b.unsubscribe = cb.Subscribe(b.record)
+	c.breakers[cb] = b
+}
+
+func (c *Collector) detachLocked(cb *circuitbreaker.CircuitBreaker) {
+	if b, ok := c.breakers[cb]; ok {
+		b.unsubscribe()
+		delete(c.breakers, cb)
+	}
+}
+
+// Attached reports the number of circuit breakers whose events the collector follows.
+func (c *Collector) Attached() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.breakers)
+}
+
+// Close ends the collector's subscriptions to the registry and to every breaker, so the
+// breakers publish no more events for it; it is idempotent. Unregister the collector from its
+// prometheus.Registry first: a closed collector exports nothing.
+func (c *Collector) Close() {
+	// The registry delivers its events holding its own lock, and onRegistryEvent then takes
+	// c.mu: unsubscribe outside c.mu.
+	c.unsubscribe()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.closed = true
+	for cb := range c.breakers {
+		c.detachLocked(cb)
+	}
+}
+
+// Describe sends the Desc of every family, as prometheus.Collector; for an invalid collector,
+// a Desc carrying the error, which makes its registration fail.
+func (c *Collector) Describe(ch chan<- *prometheus.Desc) {
+	for _, f := range allFamilies {
+		ch <- c.descs[f]
+	}
+}
+
+// Collect sends the current metrics of every instance of the registry, as
+// prometheus.Collector: constant metrics read from each instance's Metrics and, for breakers,
+// from the collector's event counts. Instances are visited pattern by pattern, sorted by name.
+func (c *Collector) Collect(ch chan<- prometheus.Metric) {
+	c.mu.Lock()
+	closed := c.closed
+	c.mu.Unlock()
+	if c.err != nil {
+		ch <- prometheus.NewInvalidMetric(c.descs[&famState], c.err)
+		return
+	}
+	if closed {
+		return
+	}
+	c.collectCircuitBreakers(ch)
+	c.collectRetries(ch)
+	c.collectBulkheads(ch)
+	c.collectWorkerPools(ch)
+	c.collectRateLimiters(ch)
+	c.collectTimeLimiters(ch)
+}
+
+// series emits the metrics of one instance: name and tag values are fixed, the extra label
+// (kind or state) varies.
+type series struct {
+	c    *Collector
+	ch   chan<- prometheus.Metric
+	name string
+	tags []string
+}
+
+func (c *Collector) series(ch chan<- prometheus.Metric, p registry.Pattern, name string) series {
+	tags := make([]string, len(c.tagKeys))
+	if len(tags) > 0 {
+		m := c.reg.Tags(p, name)
+		for i, k := range c.tagKeys {
+			tags[i] = m[k]
+		}
+	}
+	return series{c: c, ch: ch, name: name, tags: tags}
+}
+
+// values returns the label values in the Desc's order: name, the extra label, the tags.
+func (s series) values(extra ...string) []string {
+	out := make([]string, 0, 2+len(s.tags))
+	out = append(out, s.name)
+	out = append(out, extra...)
+	return append(out, s.tags...)
+}
+
+func (s series) gauge(f *family, v float64, extra ...string) {
+	m, err := prometheus.NewConstMetric(s.c.descs[f], prometheus.GaugeValue, v, s.values(extra...)...)
+	s.send(f, m, err)
+}
+
+func (s series) counter(f *family, v float64, extra ...string) {
+	m, err := prometheus.NewConstMetric(s.c.descs[f], prometheus.CounterValue, v, s.values(extra...)...)
+	s.send(f, m, err)
+}
+
+// send sends m, or for a label value Prometheus refuses (a name or tag that is not valid
+// UTF-8) an invalid metric carrying the error, which fails that scrape with it.
+func (s series) send(f *family, m prometheus.Metric, err error) {
+	if err != nil {
+		m = prometheus.NewInvalidMetric(s.c.descs[f], err)
+	}
+	s.ch <- m
+}
+
+// The states of the state gauge, in Resilience4j's order.
+var states = []circuitbreaker.State{
+	circuitbreaker.Closed, circuitbreaker.Open, circuitbreaker.HalfOpen,
+	circuitbreaker.Disabled, circuitbreaker.ForcedOpen, circuitbreaker.MetricsOnly,
+}
+
+func (c *Collector) collectCircuitBreakers(ch chan<- prometheus.Metric) {
+	for _, cb := range c.reg.CircuitBreakers() {
+		s := c.series(ch, registry.CircuitBreaker, cb.Name())
+		m := cb.Metrics()
+		for _, st := range states {
+			v := 0.0
+			if st == m.State {
+				v = 1
+			}
+			s.gauge(&famState, v, strings.ToLower(st.String()))
+		}
+		c.mu.Lock()
+		b := c.breakers[cb]
+		c.mu.Unlock()
+		now := time.Now()
+		if b == nil { // being attached right now
+			b = newBreakerCalls(now)
+		}
+		for k, kind := range callKinds {
+			n := b.count[k].Load()
+			sum := float64(b.nanos[k].Load()) / 1e9
+			m, err := prometheus.NewConstSummary(c.descs[&famCalls], n, sum, nil, s.values(kind)...)
+			s.send(&famCalls, m, err)
+		}
+		for k, kind := range callKinds {
+			s.gauge(&famCallsMax, b.max[k].poll(now).Seconds(), kind)
+		}
+		s.counter(&famNotPermitted, float64(b.notPermitted.Load()), "not_permitted")
+		s.gauge(&famBuffered, float64(m.NumberOfFailedCalls), "failed")
+		s.gauge(&famBuffered, float64(m.NumberOfSuccessfulCalls), "successful")
+		s.gauge(&famSlow, float64(m.NumberOfSlowSuccessfulCalls), "successful")
+		s.gauge(&famSlow, float64(m.NumberOfSlowFailedCalls), "failed")
+		s.gauge(&famFailureRate, float64(m.FailureRate))
+		s.gauge(&famSlowCallRate, float64(m.SlowCallRate))
+	}
+}
+
+func (c *Collector) collectRetries(ch chan<- prometheus.Metric) {
+	for _, r := range c.reg.Retries() {
+		s := c.series(ch, registry.Retry, r.Name())
+		m := r.Metrics()
+		s.counter(&famRetryCalls, float64(m.NumberOfSuccessfulCallsWithoutRetryAttempt), "successful_without_retry")
+		s.counter(&famRetryCalls, float64(m.NumberOfSuccessfulCallsWithRetryAttempt), "successful_with_retry")
+		s.counter(&famRetryCalls, float64(m.NumberOfFailedCallsWithoutRetryAttempt), "failed_without_retry")
+		s.counter(&famRetryCalls, float64(m.NumberOfFailedCallsWithRetryAttempt), "failed_with_retry")
+	}
+}
+
+func (c *Collector) collectBulkheads(ch chan<- prometheus.Metric) {
+	for _, b := range c.reg.Bulkheads() {
+		s := c.series(ch, registry.Bulkhead, b.Name())
+		m := b.Metrics()
+		s.gauge(&famBHAvailable, float64(m.AvailableConcurrentCalls))
+		s.gauge(&famBHMax, float64(m.MaxAllowedConcurrentCalls))
+	}
+}
+
+func (c *Collector) collectWorkerPools(ch chan<- prometheus.Metric) {
+	for _, p := range c.reg.WorkerPools() {
+		s := c.series(ch, registry.WorkerPool, p.Name())
+		m := p.Metrics()
+		s.gauge(&famWPQueueDepth, float64(m.QueueDepth))
+		s.gauge(&famWPQueueCap, float64(m.QueueCapacity))
+		s.gauge(&famWPSize, float64(m.ThreadPoolSize))
+		s.gauge(&famWPMaxSize, float64(m.MaximumThreadPoolSize))
+		s.gauge(&famWPCoreSize, float64(m.CoreThreadPoolSize))
+		s.gauge(&famWPActive, float64(m.ActiveThreadCount))
+		s.gauge(&famWPAvailable, float64(m.AvailableThreadCount))
+	}
+}
+
+func (c *Collector) collectRateLimiters(ch chan<- prometheus.Metric) {
+	for _, rl := range c.reg.RateLimiters() {
+		s := c.series(ch, registry.RateLimiter, rl.Name())
+		m := rl.Metrics()
+		s.gauge(&famRLAvailable, float64(m.AvailablePermissions))
+		s.gauge(&famRLWaiting, float64(m.NumberOfWaitingCalls))
+	}
+}
+
+func (c *Collector) collectTimeLimiters(ch chan<- prometheus.Metric) {
+	for _, tl := range c.reg.TimeLimiters() {
+		s := c.series(ch, registry.TimeLimiter, tl.Name())
+		m := tl.Metrics()
+		s.counter(&famTLCalls, float64(m.NumberOfSuccessfulCalls), "successful")
+		s.counter(&famTLCalls, float64(m.NumberOfFailedCalls), "failed")
+		s.counter(&famTLCalls, float64(m.NumberOfTimedOutCalls), "timeout")
+	}
+}
