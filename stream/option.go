@@ -241,9 +241,9 @@ func Unordered() Option {
 // element sent. With a Concurrency of 1, the order is the input's and key is not called.
 //
 // key is called once per element, on one goroutine, in input order; it must be cheap and not
-// block, since the elements after one wait for it. A panic in key fails the element with a
-// *levee.PanicError in its Result's Err, without a call and without WithFallback. Keys are
-// compared with ==. The type of key must match the operator's element: func(V) K for
+// block, since the elements after one wait for it. A panic in key, or a key that cannot be
+// compared (a K of interface type holding a slice), fails the element with a *levee.PanicError
+// in its Result's Err, without a call and without WithFallback. Keys are compared with ==. The type of key must match the operator's element: func(V) K for
 // Map[V, R], Filter[V] and FlatMap[V, R], func([]V) K for Batch (whose element is the batch);
 // the operator refuses any other with an error, and a nil key. OrderByKey with Unordered is
 // refused: the Results of one key are ordered. Resilience4j has no counterpart.
