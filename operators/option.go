@@ -214,9 +214,10 @@ func Unordered() Option {
 //
 // key is called once per value item, on one goroutine, in upstream order, and must be cheap.
 // A panic in key, or a key that cannot be compared (an interface holding a slice), fails the
-// element with a *levee.PanicError, without a call and without WithFallback. The type of key must match the operator: func(V) K for Map[V, R],
-// MapResults[V, R], Filter[V] and FlatMap[V, R]; the operator refuses any other, and a nil key.
-// OrderByKey with Unordered is refused. Resilience4j has no counterpart.
+// element with a *levee.PanicError, without a call and without WithFallback. The type of key
+// must match the operator: func(V) K for Map[V, R], MapResults[V, R], Filter[V] and
+// FlatMap[V, R]; the operator refuses any other, and a nil key. OrderByKey with Unordered is
+// refused. Resilience4j has no counterpart.
 //
 // It applies to Map, MapResults, Filter and FlatMap.
 func OrderByKey[V any, K comparable](key func(V) K) Option {
