@@ -213,10 +213,11 @@ func Unordered() Option {
 // With a Concurrency of 1, the order is the upstream's and key is not called.
 //
 // key is called once per value item, on one goroutine, in upstream order, and must be cheap.
-// A panic in key fails the element with a *levee.PanicError, without a call and without
-// WithFallback. The type of key must match the operator: func(V) K for Map[V, R],
-// MapResults[V, R], Filter[V] and FlatMap[V, R]; the operator refuses any other, and a nil key.
-// OrderByKey with Unordered is refused. Resilience4j has no counterpart.
+// A panic in key, or a key that cannot be compared (an interface holding a slice), fails the
+// element with a *levee.PanicError, without a call and without WithFallback. The type of key
+// must match the operator: func(V) K for Map[V, R], MapResults[V, R], Filter[V] and
+// FlatMap[V, R]; the operator refuses any other, and a nil key. OrderByKey with Unordered is
+// refused. Resilience4j has no counterpart.
 //
 // It applies to Map, MapResults, Filter and FlatMap.
 func OrderByKey[V any, K comparable](key func(V) K) Option {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/levee-go/levee"
 	"github.com/levee-go/levee/bulkhead"
+	"github.com/levee-go/levee/circuitbreaker"
 	"github.com/levee-go/levee/operators"
 )
 
@@ -258,5 +259,58 @@ func TestOrderByKeyWatermarkStaysBelowASlowKey(t *testing.T) {
 		}
 		assert.Equal(t, []string{"20", "30", "40", "50", "10"}, got)
 		assert.Equal(t, []int{0, 0, 0, 0, 5}, marks)
+	})
+}
+
+// With a Concurrency of 1 the order is the upstream's and the key function is not called.
+func TestOrderByKeyWithOneWorkerIsTheUpstreamOrder(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		keyed := 0
+		m := mustOp(t)(operators.Map(nil, func(_ context.Context, v int) (int, error) {
+			time.Sleep(time.Duration(6-v) * time.Second)
+			return 10 * v, nil
+		}, operators.OrderByKey(func(v int) int { keyed++; return v % 2 })))
+		start := time.Now()
+		got, _ := observe(m(newProbe(ints(5)...).Observable()))
+		assert.Equal(t, []string{"10", "20", "30", "40", "50"}, got)
+		assert.Equal(t, 15*time.Second, time.Since(start))
+		assert.Equal(t, 0, keyed)
+	})
+}
+
+// PauseWhileOpen with OrderByKey: element 1 (key A), refused by the open breaker, is held and
+// is the HALF_OPEN probe 1ns after the breaker's 5s wait; element 2 (key B), arriving
+// meanwhile, waits for it to be let go; then each key goes on in its order, and nothing is a
+// fallback's answer.
+func TestOrderByKeyPausesWhileOpen(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		cb := newBreaker(t, circuitbreaker.Config{SlidingWindowSize: 5, MinimumNumberOfCalls: 5,
+			WaitDurationInOpenState: 5 * time.Second, PermittedNumberOfCallsInHalfOpenState: 1})
+		require.NoError(t, cb.TransitionToOpenState())
+		key := func(v int) int { return v % 2 } // 1, 3, 5 key A; 2, 4, 6 key B
+		calls := newKeyCalls(key)
+		src := newProbe(ints(6)...)
+		src.gap = time.Millisecond
+		m := mustOp(t)(operators.MapResults(levee.Compose[int]().WithCircuitBreaker(cb), func(ctx context.Context, v int) (int, error) {
+			return calls.call(ctx, v, time.Second)
+		}, operators.Concurrency(2), operators.Window(8), operators.OrderByKey(key), operators.PauseWhileOpen(0),
+			operators.WithFallback(func(context.Context, int, error) (int, error) { return -1, nil })))
+		at := map[int]time.Duration{}
+		paused := map[int]time.Duration{}
+		for it := range m(src.Observable()).Observe(rxgo.WithContext(t.Context())) {
+			r := it.V.(operators.Result[int, int])
+			require.NoError(t, r.Err)
+			assert.False(t, r.Fallback)
+			at[r.In] = time.Since(calls.start)
+			if r.Paused != 0 {
+				paused[r.In] = r.Paused
+			}
+		}
+		// Element 1 arrives at 1ms (the upstream's gap) and is held until the wait, begun at 0,
+		// is over, 1ns past 5s; its call ends 1s later, and the others follow per key.
+		s, ms := time.Second, time.Millisecond
+		assert.Equal(t, map[int]time.Duration{1: 6*s + 1, 2: 7*s + 1, 3: 7*s + 1, 4: 8*s + 1, 5: 8*s + 1, 6: 9*s + 1}, at)
+		assert.Equal(t, map[int]time.Duration{1: 5*s - ms + 1}, paused)
+		assert.Equal(t, circuitbreaker.Closed, cb.State())
 	})
 }

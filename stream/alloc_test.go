@@ -113,3 +113,31 @@ func TestSubscribeAllocatesNothingPerElement(t *testing.T) {
 	t.Logf("%.4f allocs per element", per)
 	assert.Less(t, per, 0.01)
 }
+
+// OrderByKey costs no allocation per element either, once the lanes of the keys in flight at
+// once are made: a key's lane and its waiting place are reused, and keys are not boxed.
+func TestMapByKeyAllocatesNothingPerElement(t *testing.T) {
+	double := func(_ context.Context, v int) (int, error) { return 2 * v, nil }
+	names := []string{"ann", "bob", "cid", "dan", "eve", "fay", "gus", "hal"}
+	per := allocsPerElement(t, 2000, func(n int) {
+		in := make(chan int, 64)
+		go func() {
+			for i := range n {
+				in <- 1000 + i
+			}
+			close(in)
+		}()
+		out, err := stream.Map(context.Background(), in, nil, double, stream.Concurrency(4), stream.Window(16),
+			stream.OrderByKey(func(v int) string { return names[v%len(names)] }))
+		if err != nil {
+			panic(err)
+		}
+		for r := range out {
+			if r.Err != nil {
+				panic(r.Err)
+			}
+		}
+	})
+	t.Logf("%.4f allocs per element", per)
+	assert.Less(t, per, 0.01)
+}

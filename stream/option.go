@@ -231,9 +231,10 @@ func Unordered() Option {
 // keys. The Window (default: the Concurrency) bounds the elements taken from the input and not
 // yet sent, waiting ones included, so one slow key holds back the others only once the window
 // is full of its elements and of elements of keys waiting behind theirs: with a Window of 64,
-// a call that lasts a minute stops new calls only once 63 elements after it have been taken. Memory is
-// bounded by the number of keys in flight, at most the Window: a key none of whose elements is
-// taken and unsent has no entry, so a stream of millions of keys holds only those in flight.
+// a call that lasts a minute stops the operator from taking new elements only once 63 after
+// it have been taken. Memory is bounded by the number of keys in flight, at most the Window: a
+// key none of whose elements is taken and unsent has no entry, so a stream of millions of keys
+// holds only those in flight.
 //
 // CommitWatermark counts by input index, whatever the order of the Results, so it never passes
 // an element of a slow key, however far the other keys have gone. With PauseWhileOpen, a held
@@ -241,12 +242,13 @@ func Unordered() Option {
 // element sent. With a Concurrency of 1, the order is the input's and key is not called.
 //
 // key is called once per element, on one goroutine, in input order; it must be cheap and not
-// block, since the elements after one wait for it. A panic in key fails the element with a
-// *levee.PanicError in its Result's Err, without a call and without WithFallback. Keys are
-// compared with ==. The type of key must match the operator's element: func(V) K for
-// Map[V, R], Filter[V] and FlatMap[V, R], func([]V) K for Batch (whose element is the batch);
-// the operator refuses any other with an error, and a nil key. OrderByKey with Unordered is
-// refused: the Results of one key are ordered. Resilience4j has no counterpart.
+// block, since the elements after one wait for it. A panic in key, or a key that cannot be
+// compared (a K of interface type holding a slice), fails the element with a *levee.PanicError
+// in its Result's Err, without a call and without WithFallback. Keys are compared with ==.
+// The type of key must match the operator's element: func(V) K for Map[V, R], Filter[V] and
+// FlatMap[V, R], func([]V) K for Batch (whose element is the batch); the operator refuses any
+// other with an error, and a nil key. OrderByKey with Unordered is refused: the Results of one
+// key are ordered. Resilience4j has no counterpart.
 //
 // It applies to Map, Filter, FlatMap and Batch.
 func OrderByKey[V any, K comparable](key func(V) K) Option {

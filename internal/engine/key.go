@@ -85,15 +85,18 @@ type lanes[V any, K comparable] struct {
 	pool []*Lane // lanes left, for reuse
 }
 
-func (s *lanes[V, K]) Enter(v V) (*Lane, error) {
-	k, err := s.keyOf(v)
-	if err != nil {
-		return nil, err
-	}
+// Enter turns a panic of the key function, or of the map given a key it cannot hash (an
+// interface K holding a slice), into the input's error; the lanes are left as they were.
+func (s *lanes[V, K]) Enter(v V) (l *Lane, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			l, err = nil, safe.NewPanicError(r)
+		}
+	}()
+	k := s.key(v)
 	if l := s.m[k]; l != nil {
 		return l, nil
 	}
-	var l *Lane
 	if n := len(s.pool); n > 0 {
 		l, s.pool = s.pool[n-1], s.pool[:n-1]
 		s.keys[l.id] = k
@@ -104,15 +107,6 @@ func (s *lanes[V, K]) Enter(v V) (*Lane, error) {
 	l.busy, l.head, l.tail = false, -1, -1
 	s.m[k] = l
 	return l, nil
-}
-
-func (s *lanes[V, K]) keyOf(v V) (k K, err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			err = safe.NewPanicError(r)
-		}
-	}()
-	return s.key(v), nil
 }
 
 func (s *lanes[V, K]) Leave(l *Lane) {

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"runtime"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -70,6 +71,16 @@ func TestLanesForgetKeysWithNothingInFlight(t *testing.T) {
 	require.ErrorAs(t, err, &pe)
 	assert.Equal(t, "bad key", pe.Value)
 	assert.Equal(t, 0, panicky.Len())
+
+	unhashable := KeyBy(func(v int) any { return []int{v} }).newLanes()
+	l, err = unhashable.Enter(1)
+	assert.Nil(t, l)
+	require.ErrorAs(t, err, &pe)
+	var re runtime.Error // its message differs between Go releases
+	require.ErrorAs(t, pe, &re)
+	assert.Contains(t, re.Error(), "unhashable type")
+	assert.Contains(t, re.Error(), "[]int")
+	assert.Equal(t, 0, unhashable.Len())
 }
 
 // keyedStage runs a stage by key over the inputs given, each of which is a key (the tens) and
