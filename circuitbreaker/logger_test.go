@@ -136,3 +136,19 @@ func TestLoggerAtInfoDoesNotAllocate(t *testing.T) {
 		}
 	}), "refusal")
 }
+
+// BenchmarkExecuteWithLoggerAtInfo is BenchmarkExecute with a Logger set whose handler is
+// enabled from Info on: the cost of the events the logger makes the breaker publish.
+func BenchmarkExecuteWithLoggerAtInfo(b *testing.B) {
+	_, logger := logtest.New(slog.LevelInfo)
+	br, err := cb.New("bench", cb.Config{Logger: logger})
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx := context.Background()
+	call := func(context.Context) (int, error) { return 1, nil }
+	b.ReportAllocs()
+	for b.Loop() {
+		_, _ = cb.Execute(ctx, br, call)
+	}
+}
