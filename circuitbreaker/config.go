@@ -161,8 +161,8 @@ type Config struct {
 	// Logger, when set, receives the breaker's transitions and refusals as log/slog records
 	// (see the package comment's Logging section): New subscribes one more event consumer
 	// that logs them. Like any subscriber it makes each call publish its event (without
-	// allocating), even the SUCCESS and ERROR events the logger skips; see
-	// BenchmarkExecuteWithLoggerAtInfo. [nil: nothing is logged and nothing is subscribed]
+	// allocating), even the SUCCESS and ERROR events the logger skips. [nil: nothing is
+	// logged and nothing is subscribed]
 	Logger *slog.Logger
 }
 
