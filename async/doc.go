@@ -63,6 +63,20 @@
 // of what the pipeline's patterns cost (nothing on their success paths, except a TimeLimiter).
 // Calls waiting for a MaxConcurrency slot or in a WorkerPool queue hold no goroutine.
 //
+// # Logging
+//
+// WorkerPoolConfig.Logger, a *slog.Logger, is nil by default: nothing is logged and nothing
+// is subscribed. Set, it is one more event consumer, attached by NewWorkerPool, that checks
+// Logger.Enabled before building a record and logs each refusal of a full pool at Debug, as a
+// semaphore bulkhead does and with the keys every levee pattern uses:
+//
+//	pool, err := async.NewWorkerPool("payment", async.WorkerPoolConfig{MaxThreadPoolSize: 4, Logger: logger})
+//
+//	level=DEBUG msg="bulkhead call rejected" pattern=bulkhead name=payment event=CALL_REJECTED
+//
+// A task's CALL_PERMITTED and CALL_FINISHED are not logged. Records are logged with
+// context.Background().
+//
 // # Differences from Resilience4j
 //
 // Futures stand for Resilience4j's decorated CompletionStage suppliers, and a WorkerPool for

@@ -2,11 +2,13 @@ package async
 
 import (
 	"context"
+	"log/slog"
 	"sync"
 	"time"
 
 	"github.com/levee-go/levee"
 	"github.com/levee-go/levee/internal/event"
+	"github.com/levee-go/levee/internal/logging"
 	"github.com/levee-go/levee/internal/pipeline"
 	"github.com/levee-go/levee/internal/safe"
 )
@@ -33,6 +35,7 @@ type WorkerPool struct {
 	core, max int
 	queueCap  int
 	keepAlive time.Duration
+	logger    *slog.Logger
 
 	mu      sync.Mutex // guards everything below; never held across a task or an event consumer
 	workers int        // worker goroutines alive
@@ -57,8 +60,9 @@ func NewWorkerPool(name string, cfg WorkerPoolConfig) (*WorkerPool, error) {
 	if err := cfg.validate(); err != nil {
 		return nil, err
 	}
-	return &WorkerPool{
+	p := &WorkerPool{
 		name:      name,
+		logger:    cfg.Logger,
 		core:      cfg.CoreThreadPoolSize,
 		max:       cfg.MaxThreadPoolSize,
 		queueCap:  cfg.queueCap(),
@@ -67,7 +71,9 @@ func NewWorkerPool(name string, cfg WorkerPoolConfig) (*WorkerPool, error) {
 		closing:   make(chan struct{}),
 		ended:     make(chan struct{}),
 		fullErr:   &WorkerPoolFullError{Name: name},
-	}, nil
+	}
+	logging.Subscribe(&p.events, cfg.Logger, logging.Bulkhead, name, logPoolRecord)
+	return p, nil
 }
 
 // Name returns the name given to NewWorkerPool.
@@ -81,6 +87,7 @@ func (p *WorkerPool) Config() WorkerPoolConfig {
 		MaxThreadPoolSize:  p.max,
 		QueueCapacity:      p.queueCap,
 		KeepAliveDuration:  p.keepAlive,
+		Logger:             p.logger,
 	}
 	if c.QueueCapacity == 0 {
 		c.QueueCapacity = NoQueue

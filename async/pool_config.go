@@ -2,6 +2,7 @@ package async
 
 import (
 	"fmt"
+	"log/slog"
 	"runtime"
 	"time"
 )
@@ -46,6 +47,12 @@ type WorkerPoolConfig struct {
 	// KeepAliveDuration is how long a worker above CoreThreadPoolSize stays idle before it
 	// exits, at least 0. 0 means the default, 20ms; NoKeepAlive makes it exit at once.
 	KeepAliveDuration time.Duration
+
+	// Logger, when set, receives the pool's refusals of a full pool as log/slog records at
+	// Debug, as a bulkhead's (pattern "bulkhead", event CALL_REJECTED; see the package
+	// comment's Logging section): NewWorkerPool subscribes one more event consumer that logs
+	// them. Nil, the default, logs nothing and subscribes nothing.
+	Logger *slog.Logger
 }
 
 // DefaultWorkerPoolConfig returns the configuration with every default filled in for this

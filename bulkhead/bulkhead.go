@@ -2,12 +2,14 @@ package bulkhead
 
 import (
 	"fmt"
+	"log/slog"
 	"math"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/levee-go/levee/internal/event"
+	"github.com/levee-go/levee/internal/logging"
 )
 
 // Default values, as Resilience4j's BulkheadConfig.
@@ -45,6 +47,11 @@ type Config struct {
 	// order). By default, as Resilience4j's fairCallHandlingStrategyEnabled = true, waiters are
 	// served first come, first served and a newcomer never barges ahead of a queued waiter.
 	DisableFairCallHandling bool
+
+	// Logger, when set, receives the bulkhead's rejections as log/slog records at Debug (see
+	// the package comment's Logging section): New subscribes one more event consumer that
+	// logs them. Nil, the default, logs nothing and subscribes nothing.
+	Logger *slog.Logger
 }
 
 // DefaultConfig returns the configuration with every default filled in: 25 concurrent calls,
@@ -103,8 +110,11 @@ type Bulkhead struct {
 	// atomics): no permit is left free while somebody waits.
 	waiting atomic.Int64
 
-	mu    sync.Mutex // guards queue; never held across a user's call or an event consumer
+	mu    sync.Mutex // guards queue and the logger; never held across a user's call or an event consumer
 	queue waitQueue
+
+	logger *slog.Logger // Config.Logger
+	unlog  func()       // removes the logger's event consumer
 }
 
 // cacheLine is the cache line size of common 64-bit processors.
@@ -122,6 +132,7 @@ func New(name string, cfg Config) (*Bulkhead, error) {
 	b.maxWait.Store(int64(cfg.MaxWaitDuration))
 	b.fair.Store(!cfg.DisableFairCallHandling)
 	b.state.Store(pack(cfg.permits(), 0))
+	b.setLoggerLocked(cfg.Logger) // b is not shared yet
 	return b, nil
 }
 
@@ -151,7 +162,21 @@ func (b *Bulkhead) Config() Config {
 		MaxConcurrentCalls:      n,
 		MaxWaitDuration:         time.Duration(b.maxWait.Load()),
 		DisableFairCallHandling: !b.fair.Load(),
+		Logger:                  b.logger,
 	}
+}
+
+// setLoggerLocked subscribes the consumer of logger (none for nil) in place of the current one,
+// unless logger is already the one in use.
+func (b *Bulkhead) setLoggerLocked(logger *slog.Logger) {
+	if b.unlog != nil && logger == b.logger {
+		return
+	}
+	if b.unlog != nil {
+		b.unlog()
+	}
+	b.logger = logger
+	b.unlog = logging.Subscribe(&b.events, logger, logging.Bulkhead, b.name, logRecord)
 }
 
 func pack(max, inFlight uint64) uint64 { return max<<32 | inFlight }

@@ -27,6 +27,20 @@
 // The semantics are those of Resilience4j's SemaphoreBulkhead, with the configuration
 // fields, metrics and events of the same names.
 //
+// # Logging
+//
+// Config.Logger, a *slog.Logger, is nil by default: nothing is logged and nothing is
+// subscribed. Set, it is one more event consumer, attached by New, that checks Logger.Enabled
+// before building a record and logs each CALL_REJECTED event at Debug:
+//
+//	bh, err := bulkhead.New("payment", bulkhead.Config{MaxConcurrentCalls: 3, Logger: logger})
+//
+//	level=DEBUG msg="bulkhead call rejected" pattern=bulkhead name=payment event=CALL_REJECTED
+//
+// with the keys every levee pattern uses. CALL_PERMITTED and CALL_FINISHED, one of each per
+// call, are not logged. Records are logged with context.Background(). ChangeConfig replaces
+// the logger like every other field, so the round trip through Config keeps it.
+//
 // # Differences from Resilience4j
 //
 //   - Waiting honours the caller's context as well as MaxWaitDuration: a caller whose context

@@ -88,7 +88,9 @@ func (b *Bulkhead) ReleasePermission() {
 // than the new maximum are in flight; NoConcurrentCalls admits none. MaxWaitDuration and
 // DisableFairCallHandling apply to the callers that arrive after the change: a caller already
 // waiting keeps the deadline it started with and its place in the queue, which is always
-// served first come, first served.
+// served first come, first served. Logger is replaced like the other fields: the same logger
+// (as Config returns it) keeps its one consumer, another one takes its place, and nil stops
+// the logging.
 func (b *Bulkhead) ChangeConfig(cfg Config) error {
 	if b == nil {
 		return ErrNilBulkhead
@@ -101,6 +103,7 @@ func (b *Bulkhead) ChangeConfig(cfg Config) error {
 	defer b.mu.Unlock()
 	b.maxWait.Store(int64(cfg.MaxWaitDuration))
 	b.fair.Store(!cfg.DisableFairCallHandling)
+	b.setLoggerLocked(cfg.Logger)
 	for {
 		s := b.state.Load()
 		_, in := unpack(s)

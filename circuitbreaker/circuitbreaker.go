@@ -7,6 +7,7 @@ import (
 
 	"github.com/levee-go/levee/internal/errmatch"
 	"github.com/levee-go/levee/internal/event"
+	"github.com/levee-go/levee/internal/logging"
 )
 
 // CircuitBreaker is a named, concurrency-safe breaker shared by every call to one dependency,
@@ -83,6 +84,7 @@ func New(name string, cfg Config) (*CircuitBreaker, error) {
 		st = cb.newMetricsOnly()
 	}
 	cb.state.Store(st)
+	logging.Subscribe(&cb.events, c.Logger, logging.CircuitBreaker, name, logRecord)
 	cb.arm(st)
 	return cb, nil
 }

@@ -3,6 +3,7 @@ package circuitbreaker
 import (
 	"errors"
 	"fmt"
+	"log/slog"
 	"math"
 	"reflect"
 	"strconv"
@@ -156,6 +157,13 @@ type Config struct {
 	// InitialState is the state New starts in; OPEN, HALF_OPEN and FORCED_OPEN start with
 	// attempt 1, as Resilience4j 2.4's initialState. [Closed]
 	InitialState State
+
+	// Logger, when set, receives the breaker's transitions and refusals as log/slog records
+	// (see the package comment's Logging section): New subscribes one more event consumer
+	// that logs them. Like any subscriber it makes each call publish its event (without
+	// allocating), even the SUCCESS and ERROR events the logger skips. [nil: nothing is
+	// logged and nothing is subscribed]
+	Logger *slog.Logger
 }
 
 // Defaults of Resilience4j's CircuitBreakerConfig.

@@ -51,6 +51,30 @@
 // the breaker keeps is read from the monotonic clock; the wall clock only stamps events. Tests
 // drive the time with testing/synctest: there is no clock to inject.
 //
+// # Logging
+//
+// Config.Logger, a *slog.Logger, is nil by default: nothing is logged and nothing is
+// subscribed (a breaker nobody observes builds no events). Set, it is one more event consumer, attached by
+// New, that checks Logger.Enabled before building a record and logs with LogAttrs:
+//
+//	breaker, err := circuitbreaker.New("payment", circuitbreaker.Config{Logger: logger})
+//
+//	level  msg                                        event
+//	WARN   "circuit breaker state transition"         STATE_TRANSITION into OPEN or FORCED_OPEN
+//	INFO   "circuit breaker state transition"         STATE_TRANSITION into any other state
+//	INFO   "circuit breaker reset"                    RESET
+//	INFO   "circuit breaker failure rate exceeded"    FAILURE_RATE_EXCEEDED
+//	INFO   "circuit breaker slow call rate exceeded"  SLOW_CALL_RATE_EXCEEDED
+//	DEBUG  "circuit breaker call not permitted"       NOT_PERMITTED
+//
+// Every record carries pattern=circuitbreaker, name (the breaker's) and event (the
+// Resilience4j event type); a transition adds from and to (the states' names), the rate
+// events add failure_rate and slow_call_rate (percent). SUCCESS, ERROR and IGNORED_ERROR are
+// not logged: one record per call would flood the log, the caller already has the error, and
+// Metrics counts them. Results are never logged. Records are logged with
+// context.Background(), since a transition may come from a timer rather than a call. The
+// other patterns log with the same keys.
+//
 // # Differences from Resilience4j
 //
 //   - RemainingWaitInOpenState tells how long an OPEN breaker keeps refusing, so that a caller

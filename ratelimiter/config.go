@@ -2,6 +2,7 @@ package ratelimiter
 
 import (
 	"fmt"
+	"log/slog"
 	"time"
 )
 
@@ -43,6 +44,11 @@ type Config struct {
 	// or breaker refused the call, which never reached the dependency). Default nil: never
 	// drain. Resilience4j's drainPermissionsOnResult.
 	DrainPermissionsOnResult func(result any, err error) bool
+
+	// Logger, when set, receives the limiter's refusals and drains as log/slog records at
+	// Debug (see the package comment's Logging section): New subscribes one more event
+	// consumer that logs them. Nil, the default, logs nothing and subscribes nothing.
+	Logger *slog.Logger
 }
 
 // DefaultConfig returns the defaults: 50 permissions per 500ns cycle, a 5s timeout

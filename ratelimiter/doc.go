@@ -43,6 +43,24 @@
 //
 // The model, the formulas and the names are those of Resilience4j's AtomicRateLimiter.
 //
+// # Logging
+//
+// Config.Logger, a *slog.Logger, is nil by default: nothing is logged and nothing is
+// subscribed. Set, it is one more event consumer, attached by New, that checks Logger.Enabled
+// before building a record and logs with LogAttrs:
+//
+//	rl, err := ratelimiter.New("payment", ratelimiter.Config{LimitForPeriod: 10, Logger: logger})
+//
+//	level  msg                                      event           attributes
+//	DEBUG  "rate limiter permission not acquired"   FAILED_ACQUIRE  err
+//	DEBUG  "rate limiter permissions drained"       DRAINED
+//
+// Every record also carries pattern=ratelimiter, name and event, the keys every levee pattern
+// uses; err is the *RequestNotPermittedError, or the context's error of a wait it ended.
+// SUCCESSFUL_ACQUIRE, one per call, is not logged. Records are logged with
+// context.Background(). ChangeLimitForPeriod and ChangeTimeoutDuration keep the logger, and
+// Config returns it.
+//
 // # Differences from Resilience4j
 //
 //   - A caller whose wait cannot fit in TimeoutDuration is refused at once. Resilience4j parks

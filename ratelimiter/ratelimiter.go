@@ -2,12 +2,14 @@ package ratelimiter
 
 import (
 	"context"
+	"log/slog"
 	"math"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/levee-go/levee/internal/event"
+	"github.com/levee-go/levee/internal/logging"
 	"github.com/levee-go/levee/internal/reject"
 	"github.com/levee-go/levee/internal/safe"
 )
@@ -28,6 +30,7 @@ type RateLimiter struct {
 	name    string
 	refused *RequestNotPermittedError // returned for every refusal: refusing allocates nothing
 	drain   func(result any, err error) bool
+	logger  *slog.Logger
 	events  event.Publisher[Event]
 
 	_     [cacheLine]byte
@@ -56,7 +59,9 @@ func New(name string, cfg Config) (*RateLimiter, error) {
 		name:    name,
 		refused: &RequestNotPermittedError{Name: name},
 		drain:   cfg.DrainPermissionsOnResult,
+		logger:  cfg.Logger,
 	}
+	logging.Subscribe(&rl.events, cfg.Logger, logging.RateLimiter, name, logRecord)
 	rl.epoch.Store(newEpoch(int64(cfg.LimitForPeriod), 0, 0, nil))
 	rl.timeout.Store(timeoutNanos(cfg.TimeoutDuration))
 	return rl, nil
@@ -88,6 +93,7 @@ func (rl *RateLimiter) Config() Config {
 		LimitRefreshPeriod:       time.Duration(rl.period),
 		TimeoutDuration:          timeout,
 		DrainPermissionsOnResult: rl.drain,
+		Logger:                   rl.logger,
 	}
 }
 

@@ -28,6 +28,24 @@
 // Execute allocates nothing on the success path when nobody subscribes to events and no result
 // predicate is set, and never holds a lock while the call runs.
 //
+// # Logging
+//
+// Config.Logger, a *slog.Logger, is nil by default: nothing is logged and nothing is
+// subscribed. Set, it is one more event consumer, attached by New, that checks Logger.Enabled
+// before building a record and logs with LogAttrs:
+//
+//	r, err := retry.New("payment", retry.Config{MaxAttempts: 3, Logger: logger})
+//
+//	level  msg                              event    attributes
+//	DEBUG  "retry attempt failed"           RETRY    attempt, wait, err (none for a result)
+//	DEBUG  "retry succeeded after retries"  SUCCESS  attempt
+//	INFO   "retries exhausted"              ERROR    attempt, err
+//
+// Every record also carries pattern=retry, name and event, the keys every levee pattern uses;
+// attempt is the number of failed attempts so far, wait the time.Duration before the next one.
+// IGNORED_ERROR is not logged (the error goes back to the caller at once), nor is a success on
+// the first attempt; results are never logged. Records are logged with context.Background().
+//
 // # Differences from Resilience4j
 //
 //   - Rejections by levee's own patterns (an open circuit breaker, a full bulkhead, a refused

@@ -3,12 +3,14 @@ package retry
 import (
 	"errors"
 	"fmt"
+	"log/slog"
 	"slices"
 	"sync/atomic"
 	"time"
 
 	"github.com/levee-go/levee/internal/errmatch"
 	"github.com/levee-go/levee/internal/event"
+	"github.com/levee-go/levee/internal/logging"
 	"github.com/levee-go/levee/internal/reject"
 )
 
@@ -86,6 +88,12 @@ type Config struct {
 	// still matching; also when a negative interval stopped retrying on a result) fail with a
 	// *MaxRetriesExceededError carrying the last result, instead of returning that result.
 	FailAfterMaxAttempts bool
+
+	// Logger, when set, receives each retry, the calls that succeed after retries and the
+	// calls whose retries are exhausted as log/slog records (see the package comment's Logging
+	// section): New subscribes one more event consumer that logs them. Nil, the default, logs
+	// nothing and subscribes nothing.
+	Logger *slog.Logger
 }
 
 // DefaultConfig returns the config with every default filled in: MaxAttempts 3 and
@@ -168,7 +176,7 @@ func New(name string, cfg Config) (*Retry, error) {
 	cfg.RetryErrors = slices.Clone(cfg.RetryErrors)
 	cfg.IgnoreErrors = slices.Clone(cfg.IgnoreErrors)
 	cfg.RetryRejections = slices.Clone(cfg.RetryRejections)
-	return &Retry{
+	r := &Retry{
 		name:            name,
 		config:          cfg,
 		maxAttempts:     cfg.MaxAttempts,
@@ -177,7 +185,9 @@ func New(name string, cfg Config) (*Retry, error) {
 		ignoreErrors:    ignoreErrors,
 		retryRejections: retryRejections,
 		retryAll:        retryErrors.Empty() && cfg.RetryOnErrorPredicate == nil,
-	}, nil
+	}
+	logging.Subscribe(&r.events, cfg.Logger, logging.Retry, name, logRecord)
+	return r, nil
 }
 
 // compileErrors checks and compiles one of the error lists. A sentinel entry (not made by

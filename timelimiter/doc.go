@@ -39,6 +39,20 @@
 // timer and a small record shared by the caller and the goroutine, 7 allocations, 5 of them
 // context.WithTimeout's. A timeout adds its *TimeoutError.
 //
+// # Logging
+//
+// Config.Logger, a *slog.Logger, is nil by default: nothing is logged and nothing is
+// subscribed. Set, it is one more event consumer, attached by New, that checks Logger.Enabled
+// before building a record and logs each TIMEOUT event at Debug:
+//
+//	tl, err := timelimiter.New("payment", timelimiter.Config{TimeoutDuration: time.Second, Logger: logger})
+//
+//	level=DEBUG msg="time limiter call timed out" pattern=timelimiter name=payment event=TIMEOUT err="..."
+//
+// with the keys every levee pattern uses; err is the *TimeoutError. SUCCESS and ERROR, calls
+// that ended in time, are not logged: one record per call would flood the log, and the caller
+// has the error. Records are logged with context.Background().
+//
 // # Differences from Resilience4j
 //
 //   - The running call is stopped by cancelling its context, Go's interrupt, at the deadline

@@ -2,10 +2,12 @@ package timelimiter
 
 import (
 	"fmt"
+	"log/slog"
 	"sync/atomic"
 	"time"
 
 	"github.com/levee-go/levee/internal/event"
+	"github.com/levee-go/levee/internal/logging"
 )
 
 // DefaultTimeoutDuration is the timeout when Config.TimeoutDuration is 0.
@@ -24,6 +26,11 @@ type Config struct {
 	// default the attempt's context is cancelled at the deadline. Setting it is Resilience4j's
 	// cancelRunningFuture = false.
 	DisableCancelRunningFuture bool
+
+	// Logger, when set, receives the time limiter's timeouts as log/slog records at Debug
+	// (see the package comment's Logging section): New subscribes one more event consumer
+	// that logs them. Nil, the default, logs nothing and subscribes nothing.
+	Logger *slog.Logger
 }
 
 // DefaultConfig returns the configuration with every default filled in: a 1s timeout that
@@ -51,6 +58,7 @@ type TimeLimiter struct {
 	name          string
 	timeout       time.Duration
 	cancelRunning bool
+	logger        *slog.Logger
 
 	abandoned atomic.Int64
 	succeeded atomic.Int64
@@ -68,7 +76,9 @@ func New(name string, cfg Config) (*TimeLimiter, error) {
 	if err := cfg.validate(); err != nil {
 		return nil, err
 	}
-	return &TimeLimiter{name: name, timeout: cfg.TimeoutDuration, cancelRunning: !cfg.DisableCancelRunningFuture}, nil
+	tl := &TimeLimiter{name: name, timeout: cfg.TimeoutDuration, cancelRunning: !cfg.DisableCancelRunningFuture, logger: cfg.Logger}
+	logging.Subscribe(&tl.events, cfg.Logger, logging.TimeLimiter, name, logRecord)
+	return tl, nil
 }
 
 // Name returns the name given to New, or "" for a nil tl.
@@ -84,5 +94,5 @@ func (tl *TimeLimiter) Config() Config {
 	if tl == nil {
 		return Config{}
 	}
-	return Config{TimeoutDuration: tl.timeout, DisableCancelRunningFuture: !tl.cancelRunning}
+	return Config{TimeoutDuration: tl.timeout, DisableCancelRunningFuture: !tl.cancelRunning, Logger: tl.logger}
 }
