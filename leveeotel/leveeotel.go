@@ -1,0 +1,353 @@
+package leveeotel
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"math"
+	"slices"
+	"sync"
+	"sync/atomic"
+
+	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/metric"
+
+	"github.com/levee-go/levee/circuitbreaker"
+	"github.com/levee-go/levee/registry"
+)
+
+// ScopeName is the name of the instrumentation scope of every instrument: the package's
+// import path, as OpenTelemetry's guidelines for instrumentation libraries ask.
+const ScopeName = "github.com/levee-go/levee/leveeotel"
+
+// version is the release of this module; it moves with the module's tags.
+const version = "0.1.0"
+
+// Version returns the version of the instrumentation scope: this module's release, e.g.
+// "0.1.0".
+func Version() string { return version }
+
+// DefaultBucketBoundaries returns the explicit bucket boundaries, in seconds, of the
+// resilience4j.circuitbreaker.calls histogram: 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1,
+// 2.5, 5 and 10, the Prometheus client's defaults. The SDK's own defaults (0, 5, 10, 25 …
+// 10000) are meant for milliseconds and would put every call under 5 s in one bucket. A new
+// slice each call.
+func DefaultBucketBoundaries() []float64 {
+	return []float64{0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10}
+}
+
+// Option configures New.
+type Option func(*config)
+
+type config struct {
+	mp      metric.MeterProvider
+	buckets []float64
+}
+
+// WithMeterProvider makes New create its meter from mp. Without it, or with a nil mp, New uses
+// the global provider, otel.GetMeterProvider().
+func WithMeterProvider(mp metric.MeterProvider) Option {
+	return func(c *config) { c.mp = mp }
+}
+
+// WithBucketBoundaries sets the explicit bucket boundaries, in seconds, of the
+// resilience4j.circuitbreaker.calls histogram, in place of DefaultBucketBoundaries. New refuses
+// boundaries that are not finite and strictly increasing. A View of the application's SDK can
+// still override them.
+func WithBucketBoundaries(seconds ...float64) Option {
+	b := slices.Clone(seconds)
+	return func(c *config) { c.buckets = b }
+}
+
+// The attribute keys, as Resilience4j's Micrometer tags.
+const (
+	keyName  = "name"
+	keyKind  = "kind"
+	keyState = "state"
+)
+
+// Metrics publishes the metrics of a registry's instances through one meter. Create it with
+// New and stop it with Close. Every method is safe for concurrent use.
+type Metrics struct {
+	reg   *registry.Registry
+	calls metric.Float64Histogram
+	inst  instruments
+
+	callback metric.Registration
+	unsubReg func()
+
+	mu       sync.Mutex
+	breakers map[*circuitbreaker.CircuitBreaker]*breaker
+	closed   bool
+	closeErr error
+}
+
+// instruments are the observable instruments, read by one callback.
+type instruments struct {
+	cbState, cbBuffered, cbSlow   metric.Int64ObservableGauge
+	cbNotPermitted                metric.Int64ObservableCounter
+	cbFailureRate, cbSlowCallRate metric.Float64ObservableGauge
+	retryCalls                    metric.Int64ObservableCounter
+	bhAvailable, bhMaxAllowed     metric.Int64ObservableGauge
+	rlAvailable, rlWaiting        metric.Int64ObservableGauge
+	tlCalls                       metric.Int64ObservableCounter
+}
+
+// New starts publishing the metrics of reg's instances, those registered now and those added
+// later, until Close. It creates the meter ScopeName, version Version(), from the provider of
+// WithMeterProvider (the global one by default), its instruments (see the package
+// documentation), registers one callback for the observable ones, and subscribes to the events
+// of every circuit breaker in reg and to reg's own events.
+//
+// It returns an error, and publishes nothing, for a nil reg, for bucket boundaries that are not
+// finite and strictly increasing, and when the provider refuses an instrument or the callback.
+func New(reg *registry.Registry, opts ...Option) (*Metrics, error) {
+	if reg == nil {
+		return nil, errors.New("leveeotel: nil *registry.Registry")
+	}
+	cfg := config{buckets: DefaultBucketBoundaries()}
+	for _, o := range opts {
+		if o != nil {
+			o(&cfg)
+		}
+	}
+	if cfg.mp == nil {
+		cfg.mp = otel.GetMeterProvider()
+	}
+	if err := checkBuckets(cfg.buckets); err != nil {
+		return nil, err
+	}
+	meter := cfg.mp.Meter(ScopeName, metric.WithInstrumentationVersion(Version()))
+
+	m := &Metrics{reg: reg, breakers: map[*circuitbreaker.CircuitBreaker]*breaker{}}
+	var errs []error
+	keep := func(err error) {
+		if err != nil {
+			errs = append(errs, err)
+		}
+	}
+	var err error
+	m.calls, err = meter.Float64Histogram("resilience4j.circuitbreaker.calls",
+		metric.WithDescription("Total number of successful, failed and ignored calls of the circuit breaker, with their durations"),
+		metric.WithUnit("s"),
+		metric.WithExplicitBucketBoundaries(cfg.buckets...))
+	keep(err)
+	in := &m.inst
+	in.cbState, err = meter.Int64ObservableGauge("resilience4j.circuitbreaker.state",
+		metric.WithDescription("The states of the circuit breaker: 1 for the current state, 0 for the others"))
+	keep(err)
+	in.cbNotPermitted, err = meter.Int64ObservableCounter("resilience4j.circuitbreaker.not.permitted.calls",
+		metric.WithDescription("Total number of not permitted calls"), metric.WithUnit("{call}"))
+	keep(err)
+	in.cbBuffered, err = meter.Int64ObservableGauge("resilience4j.circuitbreaker.buffered.calls",
+		metric.WithDescription("The number of buffered calls stored in the ring buffer"), metric.WithUnit("{call}"))
+	keep(err)
+	in.cbSlow, err = meter.Int64ObservableGauge("resilience4j.circuitbreaker.slow.calls",
+		metric.WithDescription("The number of slow successful and failed calls in the ring buffer"), metric.WithUnit("{call}"))
+	keep(err)
+	in.cbFailureRate, err = meter.Float64ObservableGauge("resilience4j.circuitbreaker.failure.rate",
+		metric.WithDescription("The failure rate of the circuit breaker, in percent; -1 until the minimum number of calls"))
+	keep(err)
+	in.cbSlowCallRate, err = meter.Float64ObservableGauge("resilience4j.circuitbreaker.slow.call.rate",
+		metric.WithDescription("The slow call rate of the circuit breaker, in percent; -1 until the minimum number of calls"))
+	keep(err)
+	in.retryCalls, err = meter.Int64ObservableCounter("resilience4j.retry.calls",
+		metric.WithDescription("The number of successful and failed calls, with and without retry"), metric.WithUnit("{call}"))
+	keep(err)
+	in.bhAvailable, err = meter.Int64ObservableGauge("resilience4j.bulkhead.available.concurrent.calls",
+		metric.WithDescription("The number of available permissions"), metric.WithUnit("{call}"))
+	keep(err)
+	in.bhMaxAllowed, err = meter.Int64ObservableGauge("resilience4j.bulkhead.max.allowed.concurrent.calls",
+		metric.WithDescription("The maximum number of available permissions"), metric.WithUnit("{call}"))
+	keep(err)
+	in.rlAvailable, err = meter.Int64ObservableGauge("resilience4j.ratelimiter.available.permissions",
+		metric.WithDescription("The number of available permissions"), metric.WithUnit("{permission}"))
+	keep(err)
+	in.rlWaiting, err = meter.Int64ObservableGauge("resilience4j.ratelimiter.waiting_threads",
+		metric.WithDescription("The number of waiting callers"), metric.WithUnit("{goroutine}"))
+	keep(err)
+	in.tlCalls, err = meter.Int64ObservableCounter("resilience4j.timelimiter.calls",
+		metric.WithDescription("The number of successful, failed and timed out calls"), metric.WithUnit("{call}"))
+	keep(err)
+	if len(errs) > 0 {
+		return nil, fmt.Errorf("leveeotel: creating the instruments: %w", errors.Join(errs...))
+	}
+
+	m.callback, err = meter.RegisterCallback(m.observe,
+		in.cbState, in.cbNotPermitted, in.cbBuffered, in.cbSlow, in.cbFailureRate, in.cbSlowCallRate,
+		in.retryCalls, in.bhAvailable, in.bhMaxAllowed, in.rlAvailable, in.rlWaiting, in.tlCalls)
+	if err != nil {
+		return nil, fmt.Errorf("leveeotel: registering the callback: %w", err)
+	}
+
+	// Subscribe before listing, and attach under m.mu in both paths, so that no breaker added
+	// or removed meanwhile is missed or kept: an event for a change that the list already
+	// shows waits for the list's attachments, then finds them done.
+	m.mu.Lock()
+	m.unsubReg = reg.Subscribe(m.onRegistryEvent)
+	for _, cb := range reg.CircuitBreakers() {
+		m.attachLocked(cb)
+	}
+	m.mu.Unlock()
+	return m, nil
+}
+
+func checkBuckets(b []float64) error {
+	ok := len(b) > 0
+	for i, v := range b {
+		if math.IsNaN(v) || math.IsInf(v, 0) || (i > 0 && v <= b[i-1]) {
+			ok = false
+		}
+	}
+	if !ok {
+		return fmt.Errorf("leveeotel: BucketBoundaries must be one or more finite numbers of seconds in strictly increasing order, got %v", b)
+	}
+	return nil
+}
+
+// Close stops publishing: it unregisters the callback of the observable instruments (the next
+// collections report nothing from this Metrics) and every subscription to the registry's and the
+// breakers' events (no more calls are recorded). It returns the error of unregistering the
+// callback, if any. Calling it again does nothing and returns the same error. A nil m does
+// nothing.
+func (m *Metrics) Close() error {
+	if m == nil {
+		return nil
+	}
+	m.mu.Lock()
+	if m.closed {
+		err := m.closeErr
+		m.mu.Unlock()
+		return err
+	}
+	m.closed = true
+	m.mu.Unlock()
+
+	// Neither is called under m.mu: the SDK calls observe, and the registry calls
+	// onRegistryEvent, with their own locks held, and both take m.mu.
+	err := m.callback.Unregister()
+	m.unsubReg()
+
+	m.mu.Lock()
+	for cb, b := range m.breakers {
+		b.unsubscribe()
+		delete(m.breakers, cb)
+	}
+	if err != nil {
+		m.closeErr = fmt.Errorf("leveeotel: unregistering the callback: %w", err)
+	}
+	err = m.closeErr
+	m.mu.Unlock()
+	return err
+}
+
+// onRegistryEvent keeps the breakers' subscriptions in step with the registry.
+func (m *Metrics) onRegistryEvent(e registry.Event) {
+	if e.Pattern != registry.CircuitBreaker {
+		return
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.closed {
+		return
+	}
+	switch e.Type {
+	case registry.EntryAdded:
+		if cb, ok := e.Instance.(*circuitbreaker.CircuitBreaker); ok {
+			m.attachLocked(cb)
+		}
+	case registry.EntryRemoved:
+		if cb, ok := e.Instance.(*circuitbreaker.CircuitBreaker); ok {
+			m.detachLocked(cb)
+		}
+	case registry.EntryReplaced:
+		if cb, ok := e.Replaced.(*circuitbreaker.CircuitBreaker); ok {
+			m.detachLocked(cb)
+		}
+		if cb, ok := e.Instance.(*circuitbreaker.CircuitBreaker); ok {
+			m.attachLocked(cb)
+		}
+	}
+}
+
+func (m *Metrics) attachLocked(cb *circuitbreaker.CircuitBreaker) {
+	if cb == nil || m.breakers[cb] != nil {
+		return
+	}
+	b := &breaker{m: m, name: cb.Name()}
+	b.attrs.Store(newCallAttrs(b.name, m.reg.Tags(registry.CircuitBreaker, b.name)))
+	b.unsubscribe = cb.Subscribe(b.onEvent)
+	m.breakers[cb] = b
+}
+
+func (m *Metrics) detachLocked(cb *circuitbreaker.CircuitBreaker) {
+	if b := m.breakers[cb]; b != nil {
+		b.unsubscribe()
+		delete(m.breakers, cb)
+	}
+}
+
+// breaker is the state kept for one attached circuit breaker.
+type breaker struct {
+	m            *Metrics
+	name         string
+	unsubscribe  func()
+	notPermitted atomic.Int64
+	attrs        atomic.Pointer[callAttrs]
+}
+
+// callAttrs are the histogram's attribute options for one set of tags, built once.
+type callAttrs struct {
+	tags                        map[string]string
+	successful, failed, ignored metric.RecordOption
+}
+
+func newCallAttrs(name string, tags map[string]string) *callAttrs {
+	opt := func(kind string) metric.RecordOption {
+		return metric.WithAttributeSet(attrSet(name, tags, attribute.String(keyKind, kind)))
+	}
+	return &callAttrs{tags: tags, successful: opt("successful"), failed: opt("failed"), ignored: opt("ignored")}
+}
+
+// onEvent records one event of the breaker: a call's duration or a refusal. It runs on the
+// goroutine of the call, so it takes no lock of its own; the attribute options are rebuilt
+// only when the instance's tags have changed.
+func (b *breaker) onEvent(e circuitbreaker.Event) {
+	switch e.Type {
+	case circuitbreaker.EventNotPermitted:
+		b.notPermitted.Add(1)
+		return
+	case circuitbreaker.EventSuccess, circuitbreaker.EventError, circuitbreaker.EventIgnoredError:
+	default:
+		return
+	}
+	a := b.attrs.Load()
+	if tags := b.m.reg.Tags(registry.CircuitBreaker, b.name); !maps.Equal(tags, a.tags) {
+		a = newCallAttrs(b.name, tags)
+		b.attrs.Store(a)
+	}
+	opt := a.successful
+	switch e.Type {
+	case circuitbreaker.EventError:
+		opt = a.failed
+	case circuitbreaker.EventIgnoredError:
+		opt = a.ignored
+	}
+	b.m.calls.Record(context.Background(), e.Duration.Seconds(), opt)
+}
+
+// attrSet returns the attributes name=name, the tags (less the reserved keys) and extra.
+func attrSet(name string, tags map[string]string, extra ...attribute.KeyValue) attribute.Set {
+	kvs := make([]attribute.KeyValue, 0, 1+len(tags)+len(extra))
+	kvs = append(kvs, attribute.String(keyName, name))
+	for k, v := range tags {
+		if k == keyName || k == keyKind || k == keyState {
+			continue
+		}
+		kvs = append(kvs, attribute.String(k, v))
+	}
+	kvs = append(kvs, extra...)
+	return attribute.NewSet(kvs...)
+}
