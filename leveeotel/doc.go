@@ -19,20 +19,20 @@
 // (registry.Registry.SetTags); kind and state are added where the table says. A tag whose key
 // is name, kind or state is left out: the attribute set by this package wins.
 //
-//	instrument                                           kind                 unit          attributes
-//	resilience4j.circuitbreaker.state                    Int64ObservableGauge               state: closed, open, half_open, disabled, forced_open, metrics_only (1 for the current state, 0 for the others)
-//	resilience4j.circuitbreaker.calls                    Float64Histogram     s             kind: successful, failed, ignored
-//	resilience4j.circuitbreaker.not.permitted.calls      Int64ObservableCounter {call}      kind: not_permitted
-//	resilience4j.circuitbreaker.buffered.calls           Int64ObservableGauge {call}        kind: successful, failed
-//	resilience4j.circuitbreaker.slow.calls               Int64ObservableGauge {call}        kind: successful, failed
-//	resilience4j.circuitbreaker.failure.rate             Float64ObservableGauge             percent, -1 below the minimum number of calls
-//	resilience4j.circuitbreaker.slow.call.rate           Float64ObservableGauge             percent, -1 likewise
-//	resilience4j.retry.calls                             Int64ObservableCounter {call}      kind: successful_without_retry, successful_with_retry, failed_without_retry, failed_with_retry
-//	resilience4j.bulkhead.available.concurrent.calls     Int64ObservableGauge {call}
-//	resilience4j.bulkhead.max.allowed.concurrent.calls   Int64ObservableGauge {call}
-//	resilience4j.ratelimiter.available.permissions       Int64ObservableGauge {permission}  negative while permissions of later cycles are reserved
-//	resilience4j.ratelimiter.waiting_threads             Int64ObservableGauge {goroutine}
-//	resilience4j.timelimiter.calls                       Int64ObservableCounter {call}      kind: successful, failed, timeout
+//	instrument                                          instrument kind         unit          attributes, value
+//	resilience4j.circuitbreaker.state                   Int64ObservableGauge                  state: closed, open, half_open, disabled, forced_open, metrics_only; 1 for the current state, 0 for the others
+//	resilience4j.circuitbreaker.calls                   Float64Histogram        s             kind: successful, failed, ignored; the call's duration
+//	resilience4j.circuitbreaker.not.permitted.calls     Int64ObservableCounter  {call}        kind: not_permitted
+//	resilience4j.circuitbreaker.buffered.calls          Int64ObservableGauge    {call}        kind: successful, failed
+//	resilience4j.circuitbreaker.slow.calls              Int64ObservableGauge    {call}        kind: successful, failed
+//	resilience4j.circuitbreaker.failure.rate            Float64ObservableGauge                percent; -1 below the minimum number of calls
+//	resilience4j.circuitbreaker.slow.call.rate          Float64ObservableGauge                percent; -1 likewise
+//	resilience4j.retry.calls                            Int64ObservableCounter  {call}        kind: successful_without_retry, successful_with_retry, failed_without_retry, failed_with_retry
+//	resilience4j.bulkhead.available.concurrent.calls    Int64ObservableGauge    {call}
+//	resilience4j.bulkhead.max.allowed.concurrent.calls  Int64ObservableGauge    {call}
+//	resilience4j.ratelimiter.available.permissions      Int64ObservableGauge    {permission}  negative while permissions of later cycles are reserved
+//	resilience4j.ratelimiter.waiting_threads            Int64ObservableGauge    {goroutine}
+//	resilience4j.timelimiter.calls                      Int64ObservableCounter  {call}        kind: successful, failed, timeout
 //
 // Through OpenTelemetry's Prometheus exporter they become Micrometer's series:
 // resilience4j_circuitbreaker_calls_seconds_bucket, _sum and _count (no _max),
@@ -54,9 +54,15 @@
 // Every figure but the call durations and the refusals is read at collection time from the
 // snapshots the patterns keep anyway (Metrics), in one callback registered on the meter: nothing
 // is added to any call's path. The call durations and the refusals of circuit breakers come
-// from the breaker's events, to which a Metrics subscribes for each breaker in the registry;
-// a breaker pays for them only while a Metrics is attached to its registry (a breaker with no
-// subscriber does not even build its events).
+// from the breaker's events, to which a Metrics subscribes for each breaker in the registry:
+// a breaker pays for them (building its events, one histogram record per call) only while a
+// Metrics is attached to its registry, and allocates nothing more per call even then. A breaker
+// with no subscriber does not even build its events.
+//
+// The histogram's attributes are built once per set of tags. A breaker's tags are read again
+// on every call while it has none, so tags set right after AddCircuitBreaker apply from the
+// first call; once it has some, at most once a second, so a later SetTags reaches the
+// histogram within a second (the gauges read the tags at every collection).
 //
 // # Instances added and removed
 //

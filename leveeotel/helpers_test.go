@@ -26,7 +26,7 @@ type harness struct {
 	m      *leveeotel.Metrics
 }
 
-func newHarness(t *testing.T, readerOpts ...sdkmetric.ManualReaderOption) *harness {
+func newHarness(t testing.TB, readerOpts ...sdkmetric.ManualReaderOption) *harness {
 	t.Helper()
 	reader := sdkmetric.NewManualReader(readerOpts...)
 	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader))

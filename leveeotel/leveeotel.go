@@ -9,6 +9,7 @@ import (
 	"slices"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
@@ -278,6 +279,7 @@ func (m *Metrics) attachLocked(cb *circuitbreaker.CircuitBreaker) {
 	}
 	b := &breaker{m: m, name: cb.Name()}
 	b.attrs.Store(newCallAttrs(b.name, m.reg.Tags(registry.CircuitBreaker, b.name)))
+	b.tagsRead.Store(time.Now().UnixNano())
 	b.unsubscribe = cb.Subscribe(b.onEvent)
 	m.breakers[cb] = b
 }
@@ -296,24 +298,33 @@ type breaker struct {
 	unsubscribe  func()
 	notPermitted atomic.Int64
 	attrs        atomic.Pointer[callAttrs]
+	tagsRead     atomic.Int64 // when the tags were last read for attrs, in Unix nanoseconds
 }
 
-// callAttrs are the histogram's attribute options for one set of tags, built once.
+// tagsRefresh is how often the tags of a breaker that has some are read again for its
+// histogram attributes; an untagged breaker's are read on every call, which costs no
+// allocation.
+const tagsRefresh = time.Second
+
+// callAttrs are the histogram's attribute options for one set of tags, built once. Each is a
+// slice of one option so that Record takes it without allocating.
 type callAttrs struct {
 	tags                        map[string]string
-	successful, failed, ignored metric.RecordOption
+	successful, failed, ignored []metric.RecordOption
 }
 
 func newCallAttrs(name string, tags map[string]string) *callAttrs {
-	opt := func(kind string) metric.RecordOption {
-		return metric.WithAttributeSet(attrSet(name, tags, attribute.String(keyKind, kind)))
+	opt := func(kind string) []metric.RecordOption {
+		return []metric.RecordOption{metric.WithAttributeSet(attrSet(name, tags, attribute.String(keyKind, kind)))}
 	}
 	return &callAttrs{tags: tags, successful: opt("successful"), failed: opt("failed"), ignored: opt("ignored")}
 }
 
 // onEvent records one event of the breaker: a call's duration or a refusal. It runs on the
-// goroutine of the call, so it takes no lock of its own; the attribute options are rebuilt
-// only when the instance's tags have changed.
+// goroutine of the call, so it takes no lock of its own and, in the steady state, allocates
+// nothing: the attribute options are rebuilt only when the instance's tags have changed, which
+// is checked on every call while it has none (so tags set just after AddCircuitBreaker apply to
+// the first call) and at most once per tagsRefresh once it has some.
 func (b *breaker) onEvent(e circuitbreaker.Event) {
 	switch e.Type {
 	case circuitbreaker.EventNotPermitted:
@@ -324,18 +335,22 @@ func (b *breaker) onEvent(e circuitbreaker.Event) {
 		return
 	}
 	a := b.attrs.Load()
-	if tags := b.m.reg.Tags(registry.CircuitBreaker, b.name); !maps.Equal(tags, a.tags) {
-		a = newCallAttrs(b.name, tags)
-		b.attrs.Store(a)
+	now := e.Time.UnixNano()
+	if last := b.tagsRead.Load(); len(a.tags) == 0 || (now-last >= int64(tagsRefresh) && b.tagsRead.CompareAndSwap(last, now)) {
+		if tags := b.m.reg.Tags(registry.CircuitBreaker, b.name); !maps.Equal(tags, a.tags) {
+			a = newCallAttrs(b.name, tags)
+			b.attrs.Store(a)
+			b.tagsRead.Store(now)
+		}
 	}
-	opt := a.successful
+	opts := a.successful
 	switch e.Type {
 	case circuitbreaker.EventError:
-		opt = a.failed
+		opts = a.failed
 	case circuitbreaker.EventIgnoredError:
-		opt = a.ignored
+		opts = a.ignored
 	}
-	b.m.calls.Record(context.Background(), e.Duration.Seconds(), opt)
+	b.m.calls.Record(context.Background(), e.Duration.Seconds(), opts...)
 }
 
 // attrSet returns the attributes name=name, the tags (less the reserved keys) and extra.

@@ -4,6 +4,8 @@ import (
 	"context"
 	"reflect"
 	"testing"
+	"testing/synctest"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -242,4 +244,50 @@ func TestBucketBoundaries(t *testing.T) {
 	require.Len(t, hist.DataPoints, 1)
 	assert.Equal(t, []float64{0.5, 1}, hist.DataPoints[0].Bounds)
 	assert.Equal(t, []uint64{1, 0, 0}, hist.DataPoints[0].BucketCounts)
+}
+
+// Once a breaker has tags, a change of them reaches its histogram within a second (they are
+// read again at most once a second), and its gauges at the next collection.
+func TestTagsChangedLater(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		h := newHarness(t)
+		cb := newBreaker(t, "gateway")
+		require.NoError(t, h.reg.AddCircuitBreaker(cb))
+		require.NoError(t, h.reg.SetTags(registry.CircuitBreaker, "gateway", map[string]string{"zone": "a"}))
+		call := func() {
+			_, _ = circuitbreaker.Execute(context.Background(), cb, func(context.Context) (int, error) { return 1, nil })
+		}
+		call()
+		require.NoError(t, h.reg.SetTags(registry.CircuitBreaker, "gateway", map[string]string{"zone": "b"}))
+		call()
+		time.Sleep(time.Second)
+		call()
+
+		got := h.collect(t)
+		counts := map[string]uint64{}
+		for _, p := range got[callsMetric].Data.(metricdata.Histogram[float64]).DataPoints {
+			counts[p.Attributes.Encoded(attribute.DefaultEncoder())] = p.Count
+		}
+		assert.Equal(t, map[string]uint64{"kind=successful,name=gateway,zone=a": 2, "kind=successful,name=gateway,zone=b": 1}, counts)
+		rate := got[rateMetric].Data.(metricdata.Gauge[float64])
+		require.Len(t, rate.DataPoints, 1)
+		assert.Equal(t, "name=gateway,zone=b", rate.DataPoints[0].Attributes.Encoded(attribute.DefaultEncoder()))
+	})
+}
+
+// With a Metrics attached, a call costs an event and a histogram record, and no allocation,
+// whether the breaker has tags or not.
+func TestAttachedCallAllocatesNothing(t *testing.T) {
+	h := newHarness(t)
+	cb := newBreaker(t, "gateway")
+	require.NoError(t, h.reg.AddCircuitBreaker(cb))
+	call := func(context.Context) (int, error) { return 1, nil }
+	ctx := context.Background()
+	_, _ = circuitbreaker.Execute(ctx, cb, call) // the histogram's first point
+	assert.Zero(t, testing.AllocsPerRun(100, func() { _, _ = circuitbreaker.Execute(ctx, cb, call) }), "untagged")
+	require.NoError(t, h.reg.SetTags(registry.CircuitBreaker, "gateway", map[string]string{"zone": "a"}))
+	_, _ = circuitbreaker.Execute(ctx, cb, call)
+	assert.Zero(t, testing.AllocsPerRun(100, func() { _, _ = circuitbreaker.Execute(ctx, cb, call) }), "tagged")
+	// 2 calls, and 101 for each AllocsPerRun (one to warm up).
+	assert.Equal(t, map[string]float64{"gateway": 204}, names(t, h.collect(t), callsMetric))
 }
