@@ -264,6 +264,9 @@ func (m *Metrics) onRegistryEvent(e registry.Event) {
 			m.detachLocked(cb)
 		}
 	case registry.EntryReplaced:
+		if e.Replaced == e.Instance {
+			return // the instance replaced itself: keep its subscription and count
+		}
 		if cb, ok := e.Replaced.(*circuitbreaker.CircuitBreaker); ok {
 			m.detachLocked(cb)
 		}

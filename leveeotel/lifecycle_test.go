@@ -131,6 +131,15 @@ func TestInstancesAddedAndRemovedLater(t *testing.T) {
 	got = h.collect(t)
 	assert.Equal(t, map[string]float64{"before": 1, "after": 2}, names(t, got, refuseMetric))
 	assert.Equal(t, map[string]float64{"before": 2, "after": 4}, names(t, got, callsMetric))
+
+	// Replaced by itself: still subscribed to once, its count kept.
+	_, replaced, err = reg.ReplaceCircuitBreaker(before)
+	require.NoError(t, err)
+	require.True(t, replaced)
+	failAndRefuse(t, before)
+	got = h.collect(t)
+	assert.Equal(t, map[string]float64{"before": 2, "after": 2}, names(t, got, refuseMetric))
+	assert.Equal(t, map[string]float64{"before": 3, "after": 4}, names(t, got, callsMetric))
 }
 
 // Close unregisters the callback and every subscription: with delta temporality, a collection
