@@ -30,6 +30,13 @@
 //	resilience4j.retry.calls                            Int64ObservableCounter  {call}        kind: successful_without_retry, successful_with_retry, failed_without_retry, failed_with_retry
 //	resilience4j.bulkhead.available.concurrent.calls    Int64ObservableGauge    {call}
 //	resilience4j.bulkhead.max.allowed.concurrent.calls  Int64ObservableGauge    {call}
+//	resilience4j.bulkhead.queue.depth                   Int64ObservableGauge    {task}        of an async.WorkerPool (Resilience4j's thread-pool bulkhead), as the six below
+//	resilience4j.bulkhead.queue.capacity                Int64ObservableGauge    {task}
+//	resilience4j.bulkhead.thread.pool.size              Int64ObservableGauge    {goroutine}   workers alive
+//	resilience4j.bulkhead.max.thread.pool.size          Int64ObservableGauge    {goroutine}
+//	resilience4j.bulkhead.core.thread.pool.size         Int64ObservableGauge    {goroutine}
+//	resilience4j.bulkhead.active.thread.count           Int64ObservableGauge    {goroutine}   workers running a task
+//	resilience4j.bulkhead.available.thread.count        Int64ObservableGauge    {goroutine}   max.thread.pool.size - active.thread.count
 //	resilience4j.ratelimiter.available.permissions      Int64ObservableGauge    {permission}  negative while permissions of later cycles are reserved
 //	resilience4j.ratelimiter.waiting_threads            Int64ObservableGauge    {goroutine}
 //	resilience4j.timelimiter.calls                      Int64ObservableCounter  {call}        kind: successful, failed, timeout
@@ -45,9 +52,11 @@
 // No OpenTelemetry semantic conventions exist for resilience patterns. The names are
 // Resilience4j's, not OpenTelemetry's: the call durations are named
 // resilience4j.circuitbreaker.calls rather than ending in .duration as OpenTelemetry's naming
-// rules ask, waiting_threads keeps its underscore, and the rates are percentages with a -1
-// sentinel rather than 0–1 ratios. These departures are deliberate, so that the exported series
-// match those of Resilience4j's dashboards.
+// rules ask, waiting_threads keeps its underscore, the rates are percentages with a -1
+// sentinel rather than 0–1 ratios, and the descriptions are Resilience4j's even where they name
+// only the first kind of an instrument ("Total number of successful calls" for every kind of
+// resilience4j.circuitbreaker.calls). These departures are deliberate, so that the exported
+// series match those of Resilience4j's dashboards.
 //
 // # Cost
 //
@@ -85,5 +94,4 @@
 //     call it times, though the breaker's window does not count it.
 //   - The histogram has explicit bucket boundaries in seconds (DefaultBucketBoundaries, or
 //     WithBucketBoundaries); there is no decaying _max series.
-//   - The thread-pool bulkhead's gauges (async.WorkerPool) are not published.
 package leveeotel

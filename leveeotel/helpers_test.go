@@ -10,6 +10,7 @@ import (
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 
+	"github.com/levee-go/levee/async"
 	"github.com/levee-go/levee/bulkhead"
 	"github.com/levee-go/levee/circuitbreaker"
 	"github.com/levee-go/levee/leveeotel"
@@ -90,6 +91,10 @@ func addEveryPattern(t *testing.T, h *harness) {
 	rl, err := ratelimiter.New("a", ratelimiter.Config{})
 	require.NoError(t, err)
 	require.NoError(t, h.reg.AddRateLimiter(rl))
+	wp, err := async.NewWorkerPool("a", async.WorkerPoolConfig{})
+	require.NoError(t, err)
+	t.Cleanup(func() { require.NoError(t, wp.Close()) })
+	require.NoError(t, h.reg.AddWorkerPool(wp))
 	tl, err := timelimiter.New("a", timelimiter.Config{})
 	require.NoError(t, err)
 	require.NoError(t, h.reg.AddTimeLimiter(tl))

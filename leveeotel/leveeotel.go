@@ -92,6 +92,9 @@ type instruments struct {
 	cbFailureRate, cbSlowCallRate metric.Float64ObservableGauge
 	retryCalls                    metric.Int64ObservableCounter
 	bhAvailable, bhMaxAllowed     metric.Int64ObservableGauge
+	wpQueueDepth, wpQueueCapacity metric.Int64ObservableGauge
+	wpSize, wpMaxSize, wpCoreSize metric.Int64ObservableGauge
+	wpActive, wpAvailable         metric.Int64ObservableGauge
 	rlAvailable, rlWaiting        metric.Int64ObservableGauge
 	tlCalls                       metric.Int64ObservableCounter
 }
@@ -129,56 +132,58 @@ func New(reg *registry.Registry, opts ...Option) (*Metrics, error) {
 			errs = append(errs, err)
 		}
 	}
+	gauge := func(name, description, unit string) metric.Int64ObservableGauge {
+		g, err := meter.Int64ObservableGauge(name, metric.WithDescription(description), metric.WithUnit(unit))
+		keep(err)
+		return g
+	}
+	counter := func(name, description string) metric.Int64ObservableCounter {
+		c, err := meter.Int64ObservableCounter(name, metric.WithDescription(description), metric.WithUnit("{call}"))
+		keep(err)
+		return c
+	}
+	rate := func(name, description string) metric.Float64ObservableGauge {
+		g, err := meter.Float64ObservableGauge(name, metric.WithDescription(description))
+		keep(err)
+		return g
+	}
+	// The descriptions are Resilience4j's; where it describes each kind apart, the one of the
+	// kind it registers first, which is what its Prometheus output shows as HELP.
 	var err error
 	m.calls, err = meter.Float64Histogram("resilience4j.circuitbreaker.calls",
-		metric.WithDescription("Total number of successful, failed and ignored calls of the circuit breaker, with their durations"),
+		metric.WithDescription("Total number of successful calls"),
 		metric.WithUnit("s"),
 		metric.WithExplicitBucketBoundaries(cfg.buckets...))
 	keep(err)
 	in := &m.inst
-	in.cbState, err = meter.Int64ObservableGauge("resilience4j.circuitbreaker.state",
-		metric.WithDescription("The states of the circuit breaker: 1 for the current state, 0 for the others"))
-	keep(err)
-	in.cbNotPermitted, err = meter.Int64ObservableCounter("resilience4j.circuitbreaker.not.permitted.calls",
-		metric.WithDescription("Total number of not permitted calls"), metric.WithUnit("{call}"))
-	keep(err)
-	in.cbBuffered, err = meter.Int64ObservableGauge("resilience4j.circuitbreaker.buffered.calls",
-		metric.WithDescription("The number of buffered calls stored in the ring buffer"), metric.WithUnit("{call}"))
-	keep(err)
-	in.cbSlow, err = meter.Int64ObservableGauge("resilience4j.circuitbreaker.slow.calls",
-		metric.WithDescription("The number of slow successful and failed calls in the ring buffer"), metric.WithUnit("{call}"))
-	keep(err)
-	in.cbFailureRate, err = meter.Float64ObservableGauge("resilience4j.circuitbreaker.failure.rate",
-		metric.WithDescription("The failure rate of the circuit breaker, in percent; -1 until the minimum number of calls"))
-	keep(err)
-	in.cbSlowCallRate, err = meter.Float64ObservableGauge("resilience4j.circuitbreaker.slow.call.rate",
-		metric.WithDescription("The slow call rate of the circuit breaker, in percent; -1 until the minimum number of calls"))
-	keep(err)
-	in.retryCalls, err = meter.Int64ObservableCounter("resilience4j.retry.calls",
-		metric.WithDescription("The number of successful and failed calls, with and without retry"), metric.WithUnit("{call}"))
-	keep(err)
-	in.bhAvailable, err = meter.Int64ObservableGauge("resilience4j.bulkhead.available.concurrent.calls",
-		metric.WithDescription("The number of available permissions"), metric.WithUnit("{call}"))
-	keep(err)
-	in.bhMaxAllowed, err = meter.Int64ObservableGauge("resilience4j.bulkhead.max.allowed.concurrent.calls",
-		metric.WithDescription("The maximum number of available permissions"), metric.WithUnit("{call}"))
-	keep(err)
-	in.rlAvailable, err = meter.Int64ObservableGauge("resilience4j.ratelimiter.available.permissions",
-		metric.WithDescription("The number of available permissions"), metric.WithUnit("{permission}"))
-	keep(err)
-	in.rlWaiting, err = meter.Int64ObservableGauge("resilience4j.ratelimiter.waiting_threads",
-		metric.WithDescription("The number of waiting callers"), metric.WithUnit("{goroutine}"))
-	keep(err)
-	in.tlCalls, err = meter.Int64ObservableCounter("resilience4j.timelimiter.calls",
-		metric.WithDescription("The number of successful, failed and timed out calls"), metric.WithUnit("{call}"))
-	keep(err)
+	in.cbState = gauge("resilience4j.circuitbreaker.state", "The states of the circuit breaker", "")
+	in.cbNotPermitted = counter("resilience4j.circuitbreaker.not.permitted.calls", "Total number of not permitted calls")
+	in.cbBuffered = gauge("resilience4j.circuitbreaker.buffered.calls", "The number of buffered failed calls stored in the ring buffer", "{call}")
+	in.cbSlow = gauge("resilience4j.circuitbreaker.slow.calls", "The number of slow successful which were slower than a certain threshold", "{call}")
+	in.cbFailureRate = rate("resilience4j.circuitbreaker.failure.rate", "The failure rate of the circuit breaker")
+	in.cbSlowCallRate = rate("resilience4j.circuitbreaker.slow.call.rate", "The slow call of the circuit breaker")
+	in.retryCalls = counter("resilience4j.retry.calls", "The number of successful calls without a retry attempt")
+	in.bhAvailable = gauge("resilience4j.bulkhead.available.concurrent.calls", "The number of available permissions", "{call}")
+	in.bhMaxAllowed = gauge("resilience4j.bulkhead.max.allowed.concurrent.calls", "The maximum number of available permissions", "{call}")
+	in.wpQueueDepth = gauge("resilience4j.bulkhead.queue.depth", "The queue depth", "{task}")
+	in.wpQueueCapacity = gauge("resilience4j.bulkhead.queue.capacity", "The queue capacity", "{task}")
+	in.wpSize = gauge("resilience4j.bulkhead.thread.pool.size", "The thread pool size", "{goroutine}")
+	in.wpMaxSize = gauge("resilience4j.bulkhead.max.thread.pool.size", "The maximum thread pool size", "{goroutine}")
+	in.wpCoreSize = gauge("resilience4j.bulkhead.core.thread.pool.size", "The core thread pool size", "{goroutine}")
+	in.wpActive = gauge("resilience4j.bulkhead.active.thread.count", "The number of active threads", "{goroutine}")
+	in.wpAvailable = gauge("resilience4j.bulkhead.available.thread.count", "The number of available threads", "{goroutine}")
+	in.rlAvailable = gauge("resilience4j.ratelimiter.available.permissions", "The number of available permissions", "{permission}")
+	in.rlWaiting = gauge("resilience4j.ratelimiter.waiting_threads", "The number of waiting threads", "{goroutine}")
+	in.tlCalls = counter("resilience4j.timelimiter.calls", "The number of successful calls")
 	if len(errs) > 0 {
 		return nil, fmt.Errorf("leveeotel: creating the instruments: %w", errors.Join(errs...))
 	}
 
 	m.callback, err = meter.RegisterCallback(m.observe,
 		in.cbState, in.cbNotPermitted, in.cbBuffered, in.cbSlow, in.cbFailureRate, in.cbSlowCallRate,
-		in.retryCalls, in.bhAvailable, in.bhMaxAllowed, in.rlAvailable, in.rlWaiting, in.tlCalls)
+		in.retryCalls, in.bhAvailable, in.bhMaxAllowed,
+		in.wpQueueDepth, in.wpQueueCapacity, in.wpSize, in.wpMaxSize, in.wpCoreSize, in.wpActive, in.wpAvailable,
+		in.rlAvailable, in.rlWaiting, in.tlCalls)
 	if err != nil {
 		return nil, fmt.Errorf("leveeotel: registering the callback: %w", err)
 	}

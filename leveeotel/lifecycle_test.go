@@ -198,7 +198,7 @@ func TestScope(t *testing.T) {
 	require.Len(t, rm.ScopeMetrics, 1)
 	assert.Equal(t, leveeotel.ScopeName, rm.ScopeMetrics[0].Scope.Name)
 	assert.Equal(t, leveeotel.Version(), rm.ScopeMetrics[0].Scope.Version)
-	assert.Len(t, rm.ScopeMetrics[0].Metrics, 13)
+	assert.Len(t, rm.ScopeMetrics[0].Metrics, 20)
 }
 
 // Without WithMeterProvider the global provider is used.

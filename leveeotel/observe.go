@@ -70,6 +70,17 @@ func (m *Metrics) observe(_ context.Context, o metric.Observer) error {
 		o.ObserveInt64(in.bhAvailable, int64(s.AvailableConcurrentCalls), with(registry.Bulkhead, name))
 		o.ObserveInt64(in.bhMaxAllowed, int64(s.MaxAllowedConcurrentCalls), with(registry.Bulkhead, name))
 	}
+	for _, wp := range reg.WorkerPools() {
+		name := wp.Name()
+		s := wp.Metrics()
+		o.ObserveInt64(in.wpQueueDepth, int64(s.QueueDepth), with(registry.WorkerPool, name))
+		o.ObserveInt64(in.wpQueueCapacity, int64(s.QueueCapacity), with(registry.WorkerPool, name))
+		o.ObserveInt64(in.wpSize, int64(s.ThreadPoolSize), with(registry.WorkerPool, name))
+		o.ObserveInt64(in.wpMaxSize, int64(s.MaximumThreadPoolSize), with(registry.WorkerPool, name))
+		o.ObserveInt64(in.wpCoreSize, int64(s.CoreThreadPoolSize), with(registry.WorkerPool, name))
+		o.ObserveInt64(in.wpActive, int64(s.ActiveThreadCount), with(registry.WorkerPool, name))
+		o.ObserveInt64(in.wpAvailable, int64(s.AvailableThreadCount), with(registry.WorkerPool, name))
+	}
 	for _, rl := range reg.RateLimiters() {
 		name := rl.Name()
 		s := rl.Metrics()

@@ -13,6 +13,7 @@ import (
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata/metricdatatest"
 
+	"github.com/levee-go/levee/async"
 	"github.com/levee-go/levee/bulkhead"
 	"github.com/levee-go/levee/ratelimiter"
 	"github.com/levee-go/levee/retry"
@@ -128,6 +129,13 @@ func TestUnits(t *testing.T) {
 		"resilience4j.retry.calls":                           "{call}",
 		"resilience4j.bulkhead.available.concurrent.calls":   "{call}",
 		"resilience4j.bulkhead.max.allowed.concurrent.calls": "{call}",
+		"resilience4j.bulkhead.queue.depth":                  "{task}",
+		"resilience4j.bulkhead.queue.capacity":               "{task}",
+		"resilience4j.bulkhead.thread.pool.size":             "{goroutine}",
+		"resilience4j.bulkhead.max.thread.pool.size":         "{goroutine}",
+		"resilience4j.bulkhead.core.thread.pool.size":        "{goroutine}",
+		"resilience4j.bulkhead.active.thread.count":          "{goroutine}",
+		"resilience4j.bulkhead.available.thread.count":       "{goroutine}",
 		"resilience4j.ratelimiter.available.permissions":     "{permission}",
 		"resilience4j.ratelimiter.waiting_threads":           "{goroutine}",
 		"resilience4j.timelimiter.calls":                     "{call}",
@@ -138,4 +146,49 @@ func TestUnits(t *testing.T) {
 		assert.NotEmpty(t, m.Description, name)
 	}
 	assert.Equal(t, want, units)
+}
+
+// A worker pool's gauges are Resilience4j's thread-pool bulkhead's. Of three tasks, one runs on
+// the core worker and two wait in the queue: a worker above the core size starts only when the
+// queue is full, as in Java's ThreadPoolExecutor.
+func TestWorkerPool(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		h := newHarness(t)
+		pool, err := async.NewWorkerPool("reports", async.WorkerPoolConfig{CoreThreadPoolSize: 1, MaxThreadPoolSize: 2, QueueCapacity: 3})
+		require.NoError(t, err)
+		defer func() { require.NoError(t, pool.Close()) }()
+		require.NoError(t, h.reg.AddWorkerPool(pool))
+		release := make(chan struct{})
+		task := func(context.Context) (int, error) { <-release; return 1, nil }
+		var futures []*async.Future[int]
+		for range 3 {
+			f, err := async.Submit(context.Background(), pool, nil, task)
+			require.NoError(t, err)
+			futures = append(futures, f)
+			synctest.Wait()
+		}
+
+		got := h.collect(t)
+		name := attribute.NewSet(attribute.String("name", "reports"))
+		want := map[string]int64{
+			"resilience4j.bulkhead.queue.depth":            2,
+			"resilience4j.bulkhead.queue.capacity":         3,
+			"resilience4j.bulkhead.thread.pool.size":       1,
+			"resilience4j.bulkhead.max.thread.pool.size":   2,
+			"resilience4j.bulkhead.core.thread.pool.size":  1,
+			"resilience4j.bulkhead.active.thread.count":    1,
+			"resilience4j.bulkhead.available.thread.count": 1,
+		}
+		for n, v := range want {
+			if !metricdatatest.AssertAggregationsEqual(t, gaugeInt(metricdata.DataPoint[int64]{Attributes: name, Value: v}),
+				got[n].Data, metricdatatest.IgnoreTimestamp()) {
+				t.Log("in", n)
+			}
+		}
+		close(release)
+		for _, f := range futures {
+			_, err := f.Get(context.Background())
+			require.NoError(t, err)
+		}
+	})
 }
