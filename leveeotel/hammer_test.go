@@ -100,7 +100,7 @@ func TestHammer(t *testing.T) {
 		_ = mp.Shutdown(context.Background())
 	})
 
-	// Wait for the workers (the first `workers` of wg's count) by polling the totals.
+	// Collect while the workers run, until they are done.
 	for recorded.Load()+refused.Load() < workers*calls {
 		h.collect(t)
 	}

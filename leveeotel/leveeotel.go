@@ -70,7 +70,8 @@ const (
 )
 
 // Metrics publishes the metrics of a registry's instances through one meter. Create it with
-// New and stop it with Close. Every method is safe for concurrent use.
+// New, once per registry and MeterProvider, and stop it with Close. Every method is safe for
+// concurrent use.
 type Metrics struct {
 	reg   *registry.Registry
 	calls metric.Float64Histogram
@@ -82,7 +83,9 @@ type Metrics struct {
 	mu       sync.Mutex
 	breakers map[*circuitbreaker.CircuitBreaker]*breaker
 	closed   bool
-	closeErr error
+
+	closeOnce sync.Once
+	closeErr  error
 }
 
 // instruments are the observable instruments, read by one callback.
@@ -216,37 +219,32 @@ func checkBuckets(b []float64) error {
 // Close stops publishing: it unregisters the callback of the observable instruments (the next
 // collections report nothing from this Metrics) and every subscription to the registry's and the
 // breakers' events (no more calls are recorded). It returns the error of unregistering the
-// callback, if any. Calling it again does nothing and returns the same error. A nil m does
+// callback, if any. Later calls wait for the first to finish and return its error. A nil m does
 // nothing.
 func (m *Metrics) Close() error {
 	if m == nil {
 		return nil
 	}
-	m.mu.Lock()
-	if m.closed {
-		err := m.closeErr
+	m.closeOnce.Do(func() {
+		m.mu.Lock()
+		m.closed = true // registry events still under way attach nothing more
 		m.mu.Unlock()
-		return err
-	}
-	m.closed = true
-	m.mu.Unlock()
 
-	// Neither is called under m.mu: the SDK calls observe, and the registry calls
-	// onRegistryEvent, with their own locks held, and both take m.mu.
-	err := m.callback.Unregister()
-	m.unsubReg()
+		// Neither is called under m.mu: the SDK calls observe, and the registry calls
+		// onRegistryEvent, with their own locks held, and both take m.mu.
+		if err := m.callback.Unregister(); err != nil {
+			m.closeErr = fmt.Errorf("leveeotel: unregistering the callback: %w", err)
+		}
+		m.unsubReg()
 
-	m.mu.Lock()
-	for cb, b := range m.breakers {
-		b.unsubscribe()
-		delete(m.breakers, cb)
-	}
-	if err != nil {
-		m.closeErr = fmt.Errorf("leveeotel: unregistering the callback: %w", err)
-	}
-	err = m.closeErr
-	m.mu.Unlock()
-	return err
+		m.mu.Lock()
+		for cb, b := range m.breakers {
+			b.unsubscribe()
+			delete(m.breakers, cb)
+		}
+		m.mu.Unlock()
+	})
+	return m.closeErr
 }
 
 // onRegistryEvent keeps the breakers' subscriptions in step with the registry.

@@ -20,8 +20,8 @@ import (
 	"github.com/levee-go/levee/retry"
 )
 
-// names returns, for instrument metric, the name attribute of each data point, in order of
-// appearance, with the point's value (the count for a histogram).
+// names returns, for instrument metric, the sum of its data points' values (counts for a
+// histogram) by their name attribute.
 func names(t *testing.T, got map[string]metricdata.Metrics, metric string) map[string]float64 {
 	t.Helper()
 	out := map[string]float64{}
@@ -59,7 +59,8 @@ func newBreaker(t *testing.T, name string) *circuitbreaker.CircuitBreaker {
 	return cb
 }
 
-// fail records one failed call and one refusal on cb: it forces it OPEN after the call.
+// failAndRefuse records one failed call and one refusal on cb: it closes cb, records the
+// failure, then opens it and asks again.
 func failAndRefuse(t *testing.T, cb *circuitbreaker.CircuitBreaker) {
 	t.Helper()
 	require.NoError(t, cb.TransitionToClosedState())
