@@ -45,7 +45,9 @@
 // resilience4j_circuitbreaker_calls_seconds_bucket, _sum and _count (no _max),
 // resilience4j_circuitbreaker_not_permitted_calls_total, resilience4j_circuitbreaker_failure_rate
 // and so on. The rates have no unit, since a unit of % or 1 would make the exporter append
-// _percent or _ratio; units in braces add no suffix.
+// _percent or _ratio; units in braces add no suffix. The exporter's options WithoutScopeInfo
+// and WithoutTargetInfo drop the otel_scope_* labels and the target_info series it adds, so
+// that the output is exactly the series above.
 //
 // # Names
 //
