@@ -59,8 +59,8 @@ func (ps *parser) env(environ []string) {
 		case len(rest) == 1 && sec.spec.order != "" && rest[0] == strings.ToUpper(sec.spec.order):
 			sec.order = &value{path: join(sec.prefix, sec.spec.order), spec: keySpec{name: sec.spec.order, kind: kInt}, scalar: val, src: src}
 		default:
-			ps.fail(src, "", "names no key of resilience4j.%s: use %s%s_INSTANCES_<NAME>_<KEY> or %s_CONFIGS_<NAME>_<KEY>",
-				sec.spec.key, envPrefix, envSectionName(sec.spec), envSectionName(sec.spec))
+			ps.fail(src, "", "names no key of resilience4j.%s: use %[2]s%[3]s_INSTANCES_<NAME>_<KEY> or %[2]s%[3]s_CONFIGS_<NAME>_<KEY>",
+				sec.spec.key, envPrefix, envSectionName(sec.spec))
 		}
 	}
 }

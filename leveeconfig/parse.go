@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"regexp"
+	"strconv"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
@@ -85,6 +87,9 @@ func (ps *parser) pairs(n *yaml.Node, path string) [][2]*yaml.Node {
 	if n.Kind == yaml.AliasNode {
 		n = n.Alias
 	}
+	if n.Kind == yaml.ScalarNode && n.Tag == "!!null" {
+		return nil // "key:" with nothing below: empty
+	}
 	if n.Kind != yaml.MappingNode {
 		ps.fail(ps.at(n), path, "must be a mapping of keys, got %s", describe(n))
 		return nil
@@ -129,6 +134,9 @@ func join(path, key string) string {
 	return path + "." + key
 }
 
+// yamlLine finds the line in the parser's errors: "line 3: mapping values are not allowed".
+var yamlLine = regexp.MustCompile(`^line (\d+): (.*)$`)
+
 // parse reads data: the document's resilience4j key; every other top-level key belongs to
 // someone else and is left alone.
 func (ps *parser) parse(data []byte) {
@@ -138,7 +146,12 @@ func (ps *parser) parse(data []byte) {
 		if errors.Is(err, io.EOF) {
 			return
 		}
-		ps.fail(Source{File: ps.file}, "", "%s", strings.TrimPrefix(err.Error(), "yaml: "))
+		msg, line := strings.TrimPrefix(err.Error(), "yaml: "), 0
+		if m := yamlLine.FindStringSubmatch(msg); m != nil {
+			line, _ = strconv.Atoi(m[1])
+			msg = m[2]
+		}
+		ps.fail(Source{File: ps.file, Line: line}, "", "%s", msg)
 		return
 	}
 	var more yaml.Node
