@@ -193,3 +193,16 @@ func reloadRateLimiter(r *registry.Registry, name string, cfg ratelimiter.Config
 	}
 	return nil
 }
+
+// ReloadFile loads path with opts, as Load, and when it loads applies it to r with Reload,
+// returning the new Config (the one to reload from next time), what could not change, and
+// Reload's error. When the file does not load it returns c, nil and the load error: an
+// invalid file changes nothing.
+func (c *Config) ReloadFile(r *registry.Registry, path string, opts Options) (*Config, []Unchanged, error) {
+	next, err := Load(path, opts)
+	if err != nil {
+		return c, nil, err
+	}
+	un, err := c.Reload(r, next)
+	return next, un, err
+}

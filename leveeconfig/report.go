@@ -1,8 +1,8 @@
 package leveeconfig
 
 import (
-	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/levee-go/levee/registry"
 )
@@ -80,6 +80,7 @@ type Setting struct {
 // Unchanged is a change of a new configuration that Config.Reload could not make to an
 // existing instance, and why.
 type Unchanged struct {
+	// Pattern and Name name the instance; both are empty for a change of the aspect order.
 	Pattern registry.Pattern
 	Name    string
 	// Key is the Spring key whose value differs ("" for the whole instance or for the
@@ -90,14 +91,20 @@ type Unchanged struct {
 	Reason   string
 }
 
-// String returns e.g. "circuitbreaker payment slidingWindowSize 10 -> 20: <reason>".
+// String returns e.g. "circuitbreaker payment slidingWindowSize 10 -> 20: <reason>", or
+// "aspect order <from> -> <to>: <reason>" for a change of order.
 func (u Unchanged) String() string {
-	s := fmt.Sprintf("%s %s", u.Pattern, u.Name)
+	var parts []string
+	if u.Pattern == "" {
+		parts = append(parts, "aspect order")
+	} else {
+		parts = append(parts, string(u.Pattern), u.Name)
+	}
 	if u.Key != "" {
-		s += " " + u.Key
+		parts = append(parts, u.Key)
 	}
 	if u.From != "" || u.To != "" {
-		s += " " + u.From + " -> " + u.To
+		parts = append(parts, u.From, "->", u.To)
 	}
-	return s + ": " + u.Reason
+	return strings.Join(parts, " ") + ": " + u.Reason
 }
