@@ -166,6 +166,9 @@ func sortWarnings(ws []Warning) []Warning {
 
 // Names returns the names of pattern p's instances (instances.NAME), sorted.
 func (c *Config) Names(p registry.Pattern) []string {
+	if c == nil {
+		return nil
+	}
 	return slices.Sorted(maps.Keys(c.settings[p]))
 }
 
@@ -174,6 +177,9 @@ func (c *Config) Names(p registry.Pattern) []string {
 // base config's, or the variable), or the default. Keys with no default that nothing set, and
 // ignored keys, are left out. It returns nil for an instance the file does not declare.
 func (c *Config) Settings(p registry.Pattern, name string) []Setting {
+	if c == nil {
+		return nil
+	}
 	pr, ok := c.settings[p][name]
 	if !ok {
 		return nil
@@ -199,6 +205,9 @@ func (c *Config) Settings(p registry.Pattern, name string) []Setting {
 // kept as it is: use Reload to change it). The caller owns the worker pools created and
 // closes them. It returns the errors of the instances that could not be made, joined.
 func (c *Config) Apply(r *registry.Registry) error {
+	if c == nil || r == nil {
+		return errors.New("leveeconfig: Apply needs a Config and a registry")
+	}
 	return errors.Join(
 		apply(c.CircuitBreakers, r.SetCircuitBreakerConfig, r.ConfigureCircuitBreaker, r.CircuitBreaker),
 		apply(c.Retries, r.SetRetryConfig, r.ConfigureRetry, r.Retry),
@@ -236,6 +245,9 @@ func apply[C any, T any](s Section[C], set func(string, C), configure func(strin
 
 // Registry returns a new registry holding c's configs and instances, as Apply.
 func (c *Config) Registry() (*registry.Registry, error) {
+	if c == nil {
+		return nil, errors.New("leveeconfig: nil Config")
+	}
 	r := registry.New()
 	return r, c.Apply(r)
 }

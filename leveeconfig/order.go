@@ -110,6 +110,9 @@ func firstSet(a, b *value) *value {
 // It is levee.DefaultPipeline when the order is the default; a worker pool is not a layer of
 // a pipeline (use it with async.Submit).
 func Pipeline[T any](c *Config, r *registry.Registry, name string, fb *fallback.Fallback[T]) (*levee.Pipeline[T], error) {
+	if c == nil || r == nil {
+		return nil, fmt.Errorf("leveeconfig: pipeline %q needs a Config and a registry", name)
+	}
 	p := levee.Compose[T]()
 	found := false
 	for _, pat := range slices.Backward(c.Order) {

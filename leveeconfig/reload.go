@@ -44,8 +44,8 @@ const (
 // (for example, a rate limiter whose limitRefreshPeriod differs); the changes that could be
 // made are made.
 func (c *Config) Reload(r *registry.Registry, next *Config) ([]Unchanged, error) {
-	if next == nil {
-		return nil, errors.New("leveeconfig: Reload: nil next config")
+	if c == nil || next == nil || r == nil || c.settings == nil || next.settings == nil {
+		return nil, errors.New("leveeconfig: Reload needs a registry and two Configs made by Load or Parse")
 	}
 	c.reload.Lock()
 	defer c.reload.Unlock()

@@ -38,10 +38,12 @@ func (r *Registry) CircuitBreakerConfigFor(name string) (circuitbreaker.Config, 
 	return resolved(r, &r.cbc, CircuitBreaker, name)
 }
 
-// CircuitBreaker returns the circuit breaker named name, creating and registering it (an EntryAdded event)
-// from the config CircuitBreakerConfigFor(name) gives when there is none, as Resilience4j's
-// CircuitBreakerRegistry.circuitBreaker(name). Concurrent calls for one name return one instance. Errors: ErrConfigNotFound,
-// or the error of circuitbreaker.New for an invalid config (nothing is registered then).
+// CircuitBreaker returns the circuit breaker named name, creating and registering it (an
+// EntryAdded event) from the config CircuitBreakerConfigFor(name) gives when there is none, as Resilience4j's
+// CircuitBreakerRegistry.circuitBreaker(name). Concurrent calls for one name return one
+// instance. It may add to the registry, so a Subscribe callback must not call it for an
+// absent name. Errors: ErrConfigNotFound, or the error of circuitbreaker.New for an invalid config
+// (nothing is registered then).
 func (r *Registry) CircuitBreaker(name string) (*circuitbreaker.CircuitBreaker, error) {
 	return getOrCreate(r, &r.cbs, &r.cbc, CircuitBreaker, name, circuitbreaker.New)
 }
@@ -75,10 +77,12 @@ func (r *Registry) RetryConfigFor(name string) (retry.Config, error) {
 	return resolved(r, &r.rtc, Retry, name)
 }
 
-// Retry returns the retry named name, creating and registering it (an EntryAdded event)
-// from the config RetryConfigFor(name) gives when there is none, as Resilience4j's
-// RetryRegistry.retry(name). Concurrent calls for one name return one instance. Errors: ErrConfigNotFound,
-// or the error of retry.New for an invalid config (nothing is registered then).
+// Retry returns the retry named name, creating and registering it (an
+// EntryAdded event) from the config RetryConfigFor(name) gives when there is none, as Resilience4j's
+// RetryRegistry.retry(name). Concurrent calls for one name return one
+// instance. It may add to the registry, so a Subscribe callback must not call it for an
+// absent name. Errors: ErrConfigNotFound, or the error of retry.New for an invalid config
+// (nothing is registered then).
 func (r *Registry) Retry(name string) (*retry.Retry, error) {
 	return getOrCreate(r, &r.rts, &r.rtc, Retry, name, retry.New)
 }
@@ -112,10 +116,12 @@ func (r *Registry) BulkheadConfigFor(name string) (bulkhead.Config, error) {
 	return resolved(r, &r.bhc, Bulkhead, name)
 }
 
-// Bulkhead returns the bulkhead named name, creating and registering it (an EntryAdded event)
-// from the config BulkheadConfigFor(name) gives when there is none, as Resilience4j's
-// BulkheadRegistry.bulkhead(name). Concurrent calls for one name return one instance. Errors: ErrConfigNotFound,
-// or the error of bulkhead.New for an invalid config (nothing is registered then).
+// Bulkhead returns the bulkhead named name, creating and registering it (an
+// EntryAdded event) from the config BulkheadConfigFor(name) gives when there is none, as Resilience4j's
+// BulkheadRegistry.bulkhead(name). Concurrent calls for one name return one
+// instance. It may add to the registry, so a Subscribe callback must not call it for an
+// absent name. Errors: ErrConfigNotFound, or the error of bulkhead.New for an invalid config
+// (nothing is registered then).
 func (r *Registry) Bulkhead(name string) (*bulkhead.Bulkhead, error) {
 	return getOrCreate(r, &r.bhs, &r.bhc, Bulkhead, name, bulkhead.New)
 }
@@ -149,10 +155,12 @@ func (r *Registry) WorkerPoolConfigFor(name string) (async.WorkerPoolConfig, err
 	return resolved(r, &r.wpc, WorkerPool, name)
 }
 
-// WorkerPool returns the worker pool (thread-pool bulkhead) named name, creating and registering it (an EntryAdded event)
-// from the config WorkerPoolConfigFor(name) gives when there is none, as Resilience4j's
-// ThreadPoolBulkheadRegistry.bulkhead(name). Concurrent calls for one name return one instance. Errors: ErrConfigNotFound,
-// or the error of async.NewWorkerPool for an invalid config (nothing is registered then).
+// WorkerPool returns the worker pool (thread-pool bulkhead) named name, creating and registering it (an
+// EntryAdded event) from the config WorkerPoolConfigFor(name) gives when there is none, as Resilience4j's
+// ThreadPoolBulkheadRegistry.bulkhead(name). Concurrent calls for one name return one
+// instance. It may add to the registry, so a Subscribe callback must not call it for an
+// absent name. Errors: ErrConfigNotFound, or the error of async.NewWorkerPool for an invalid config
+// (nothing is registered then). The registry never closes a pool: its owner does.
 func (r *Registry) WorkerPool(name string) (*async.WorkerPool, error) {
 	return getOrCreate(r, &r.wps, &r.wpc, WorkerPool, name, async.NewWorkerPool)
 }
@@ -186,10 +194,12 @@ func (r *Registry) RateLimiterConfigFor(name string) (ratelimiter.Config, error)
 	return resolved(r, &r.rlc, RateLimiter, name)
 }
 
-// RateLimiter returns the rate limiter named name, creating and registering it (an EntryAdded event)
-// from the config RateLimiterConfigFor(name) gives when there is none, as Resilience4j's
-// RateLimiterRegistry.rateLimiter(name). Concurrent calls for one name return one instance. Errors: ErrConfigNotFound,
-// or the error of ratelimiter.New for an invalid config (nothing is registered then).
+// RateLimiter returns the rate limiter named name, creating and registering it (an
+// EntryAdded event) from the config RateLimiterConfigFor(name) gives when there is none, as Resilience4j's
+// RateLimiterRegistry.rateLimiter(name). Concurrent calls for one name return one
+// instance. It may add to the registry, so a Subscribe callback must not call it for an
+// absent name. Errors: ErrConfigNotFound, or the error of ratelimiter.New for an invalid config
+// (nothing is registered then).
 func (r *Registry) RateLimiter(name string) (*ratelimiter.RateLimiter, error) {
 	return getOrCreate(r, &r.rls, &r.rlc, RateLimiter, name, ratelimiter.New)
 }
@@ -223,10 +233,12 @@ func (r *Registry) TimeLimiterConfigFor(name string) (timelimiter.Config, error)
 	return resolved(r, &r.tlc, TimeLimiter, name)
 }
 
-// TimeLimiter returns the time limiter named name, creating and registering it (an EntryAdded event)
-// from the config TimeLimiterConfigFor(name) gives when there is none, as Resilience4j's
-// TimeLimiterRegistry.timeLimiter(name). Concurrent calls for one name return one instance. Errors: ErrConfigNotFound,
-// or the error of timelimiter.New for an invalid config (nothing is registered then).
+// TimeLimiter returns the time limiter named name, creating and registering it (an
+// EntryAdded event) from the config TimeLimiterConfigFor(name) gives when there is none, as Resilience4j's
+// TimeLimiterRegistry.timeLimiter(name). Concurrent calls for one name return one
+// instance. It may add to the registry, so a Subscribe callback must not call it for an
+// absent name. Errors: ErrConfigNotFound, or the error of timelimiter.New for an invalid config
+// (nothing is registered then).
 func (r *Registry) TimeLimiter(name string) (*timelimiter.TimeLimiter, error) {
 	return getOrCreate(r, &r.tls, &r.tlc, TimeLimiter, name, timelimiter.New)
 }
