@@ -55,14 +55,18 @@ func (c *configs[C]) resolve(p Pattern, name string) (cfg C, tags map[string]str
 		return cfg, nil, fmt.Errorf("%w: %s %q (base of %q)", ErrConfigNotFound, p, base, name)
 	}
 	if ok && ic.Tune != nil {
-		defer func() {
-			if v := recover(); v != nil {
-				err = fmt.Errorf("registry: Tune of %s %q panicked: %v", p, name, v)
-			}
-		}()
-		ic.Tune(&cfg)
+		if v := callTune(ic.Tune, &cfg); v != nil {
+			return cfg, nil, fmt.Errorf("registry: Tune of %s %q panicked: %v", p, name, v)
+		}
 	}
 	return cfg, maps.Clone(ic.Tags), nil
+}
+
+// callTune calls tune on cfg and returns what it panicked with, nil when it returned.
+func callTune[C any](tune func(*C), cfg *C) (panicked any) {
+	defer func() { panicked = recover() }()
+	tune(cfg)
+	return nil
 }
 
 // getOrCreate returns the instance named name, creating it from its config with mk when
