@@ -19,8 +19,8 @@ const envPrefix = "RESILIENCE4J_"
 //	RESILIENCE4J_BULKHEAD_TAGS_TEAM=checkout
 //
 // The variable is <prefix>_<SECTION>_<INSTANCES|CONFIGS>_<NAME>_<KEY>, in upper case without
-// dashes; NAME (which may hold underscores) matches a name of the file whatever its case, and
-// is lower-cased otherwise, as Spring binds it. A list is comma-separated.
+// dashes; NAME (which may hold underscores) matches a name of the file whatever its case,
+// dashes and underscores, and is lower-cased otherwise, as Spring binds it. A list is comma-separated.
 func (ps *parser) env(environ []string) {
 	for _, kv := range environ {
 		name, val, ok := strings.Cut(kv, "=")
@@ -44,7 +44,7 @@ func (ps *parser) env(environ []string) {
 			written := strings.Join(rest[1:len(rest)-1], "_")
 			var e *entry
 			for n, cand := range into {
-				if strings.EqualFold(n, written) {
+				if norm(n) == norm(written) {
 					e = cand
 				}
 			}

@@ -69,6 +69,14 @@ env RESILIENCE4J_RETRY_PAYMENT: names no key of resilience4j.retry: use RESILIEN
 env RESILIENCE4J_SCHEDULER_X: names no section of resilience4j: levee reads circuitbreaker, retry, bulkhead, thread-pool-bulkhead, ratelimiter, timelimiter`, err.Error())
 }
 
+func TestEnvironmentNameMatchesTheFileWhateverItsSpelling(t *testing.T) {
+	c, err := load(t, "resilience4j:\n  bulkhead:\n    instances:\n      payment-gateway:\n        maxConcurrentCalls: 3\n",
+		"RESILIENCE4J_BULKHEAD_INSTANCES_PAYMENT_GATEWAY_MAXCONCURRENTCALLS=9")
+	require.NoError(t, err)
+	assert.Equal(t, []string{"payment-gateway"}, c.Names(registry.Bulkhead))
+	assert.Equal(t, 9, c.Bulkheads.Instances["payment-gateway"].MaxConcurrentCalls)
+}
+
 func TestEnvironmentDefaultsToTheProcess(t *testing.T) {
 	t.Setenv("RESILIENCE4J_BULKHEAD_INSTANCES_PAYMENT_MAXCONCURRENTCALLS", "7")
 	c, err := leveeconfig.Load("testdata/application.yml", leveeconfig.Options{Errors: paymentErrors})
