@@ -56,6 +56,8 @@ type Config struct {
 	// File is the name the configuration was loaded from.
 	File string
 
+	// CircuitBreakers to TimeLimiters are the sections of each pattern: resilience4j.
+	// circuitbreaker, retry, bulkhead, thread-pool-bulkhead, ratelimiter and timelimiter.
 	CircuitBreakers Section[circuitbreaker.Config]
 	Retries         Section[retry.Config]
 	Bulkheads       Section[bulkhead.Config]

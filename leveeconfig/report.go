@@ -32,6 +32,7 @@ func (s Source) String() string {
 // Error is a load error: what is wrong with the value at Path, set at Source. Load and Parse
 // return every error of a file joined with errors.Join; each is an *Error.
 type Error struct {
+	// Source is where the value was set: the file and line, or the variable.
 	Source Source
 	// Path is the key's path as written, e.g.
 	// "resilience4j.circuitbreaker.instances.payment.slidingWindowSize".
@@ -53,6 +54,8 @@ func (e *Error) Error() string {
 // configuration whose effect deserves a look (aspect orders set only in part). Config.Warnings
 // lists them in file order, then the variables'.
 type Warning struct {
+	// Source is where the key was set; Path is its path ("" for a warning about the whole
+	// file, as the aspect orders'); Msg says what levee does with it.
 	Source Source
 	Path   string
 	Msg    string
@@ -88,7 +91,8 @@ type Unchanged struct {
 	Key string
 	// From and To are the values in force and the new file's.
 	From, To string
-	Reason   string
+	// Reason says why the change was not made, and how to make it.
+	Reason string
 }
 
 // String returns e.g. "circuitbreaker payment slidingWindowSize 10 -> 20: <reason>", or
