@@ -15,6 +15,18 @@
 //
 // An instance's tags (string pairs, as Resilience4j's tags) travel with it to the observers,
 // which turn them into metric labels; set them with SetTags.
+//
+// Instances can also be made by name, as Resilience4j's registry.circuitBreaker(name): each
+// pattern has shared configs (DefaultConfigName for the default, other names as bases) and
+// per-name InstanceConfigs inheriting from a base, and the get-or-create methods
+// (CircuitBreaker, Retry, Bulkhead, WorkerPool, RateLimiter, TimeLimiter) create an absent
+// instance from them, exactly once however many goroutines ask:
+//
+//	reg.SetCircuitBreakerConfig(registry.DefaultConfigName, circuitbreaker.Config{SlidingWindowSize: 10})
+//	reg.ConfigureCircuitBreaker("payment", registry.InstanceConfig[circuitbreaker.Config]{
+//		Tune: func(c *circuitbreaker.Config) { c.MinimumNumberOfCalls = 5 },
+//	})
+//	cb, err := reg.CircuitBreaker("payment") // window 10, minimum 5
 package registry
 
 import (
@@ -128,6 +140,13 @@ type Registry struct {
 	tls  set[*timelimiter.TimeLimiter]
 	tags map[key]map[string]string
 
+	cbc configs[circuitbreaker.Config]
+	rtc configs[retry.Config]
+	bhc configs[bulkhead.Config]
+	wpc configs[async.WorkerPoolConfig]
+	rlc configs[ratelimiter.Config]
+	tlc configs[timelimiter.Config]
+
 	subMu  sync.Mutex // serializes the delivery of events, in the order of the changes
 	subs   map[int]func(Event)
 	nextID int
@@ -148,6 +167,12 @@ func New() *Registry {
 		rls:  set[*ratelimiter.RateLimiter]{m: map[string]*ratelimiter.RateLimiter{}},
 		tls:  set[*timelimiter.TimeLimiter]{m: map[string]*timelimiter.TimeLimiter{}},
 		tags: map[key]map[string]string{},
+		cbc:  newConfigs[circuitbreaker.Config](),
+		rtc:  newConfigs[retry.Config](),
+		bhc:  newConfigs[bulkhead.Config](),
+		wpc:  newConfigs[async.WorkerPoolConfig](),
+		rlc:  newConfigs[ratelimiter.Config](),
+		tlc:  newConfigs[timelimiter.Config](),
 		subs: map[int]func(Event){},
 	}
 }
