@@ -8,7 +8,6 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 
 	"github.com/levee-go/levee/leveeprom"
@@ -62,7 +61,7 @@ func TestObserverCasesSeeTheCalls(t *testing.T) {
 			h, ok := m.Data.(metricdata.Histogram[float64])
 			require.True(t, ok, "%T", m.Data)
 			for _, dp := range h.DataPoints {
-				if v, _ := dp.Attributes.Value(attribute.Key("kind")); v.AsString() == "successful" {
+				if v, _ := dp.Attributes.Value("kind"); v.AsString() == "successful" {
 					otelCount = dp.Count
 				}
 			}
