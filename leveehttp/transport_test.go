@@ -207,7 +207,7 @@ func TestTransportReplaysOnlyWhatItCan(t *testing.T) {
 				default:
 					assert.Equal(t, "", a.keys[0])
 				}
-					})
+			})
 		})
 	}
 }
@@ -376,7 +376,7 @@ func TestTransportRetryAfter(t *testing.T) {
 				require.NoError(t, err)
 				assert.Equal(t, "ok 2", readAll(t, resp))
 				assert.Equal(t, tc.wait, time.Since(start))
-					})
+			})
 		})
 	}
 }
