@@ -86,7 +86,11 @@ func DefaultFailure(resp *http.Response) bool {
 // is closed.
 //
 // A TimeLimiter in the pipeline bounds each attempt up to its response headers; the body of
-// a successful response is then read under the request's own context.
+// a successful response is then read under the request's own context. A successful response
+// that a retry's RetryOnResultPredicate retries, or that a time limiter gave up on, is closed
+// by the Transport. A fallback in the pipeline sees client errors as *StatusError too: check
+// StatusError.Failure, or answer only the errors it is for (circuitbreaker.ErrCallNotPermitted,
+// say).
 type Transport struct {
 	next      http.RoundTripper
 	p         *levee.Pipeline[*http.Response]
@@ -157,6 +161,14 @@ func idempotent(method string) bool {
 		return true
 	}
 	return false
+}
+
+// CloseIdleConnections closes the idle connections of the next RoundTripper, if it has such a
+// method, as http.Client.CloseIdleConnections expects of its Transport.
+func (t *Transport) CloseIdleConnections() {
+	if c, ok := t.next.(interface{ CloseIdleConnections() }); ok {
+		c.CloseIdleConnections()
+	}
 }
 
 // RoundTrip sends req through the pipeline, as described on Transport. It does not modify req;

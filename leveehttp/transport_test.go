@@ -574,3 +574,50 @@ func TestCircuitBreakerConfigKeepsPredicate(t *testing.T) {
 	assert.False(t, c.IgnoreErrorPredicate(&leveehttp.StatusError{StatusCode: 503, Failure: true}))
 	assert.False(t, c.IgnoreErrorPredicate(io.ErrUnexpectedEOF))
 }
+
+// Twenty concurrent requests, each failing once: every caller gets its 200, the server sees
+// 40 attempts, and no connection is left open (checked when the test ends).
+func TestTransportConcurrentRequests(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var mu sync.Mutex
+		seen := map[string]int{}
+		s := newServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			id := r.URL.Query().Get("id")
+			mu.Lock()
+			seen[id]++
+			n := seen[id]
+			mu.Unlock()
+			if n == 1 {
+				http.Error(w, "busy", http.StatusServiceUnavailable)
+				return
+			}
+			io.WriteString(w, id)
+		}), false)
+		b, r := patterns(t, circuitbreaker.Config{}, retry.Config{MaxAttempts: 2, WaitDuration: 10 * time.Millisecond})
+		client := clientFor(t, s, levee.DefaultPipeline[*http.Response](levee.Patterns{Retry: r, CircuitBreaker: b}, nil), leveehttp.Config{})
+		var wg sync.WaitGroup
+		bodies := make([]string, 20)
+		for i := range bodies {
+			wg.Go(func() {
+				resp, err := client.Get(fmt.Sprintf("%s/?id=%d", s.URL, i))
+				if err == nil {
+					b, _ := io.ReadAll(resp.Body)
+					resp.Body.Close()
+					bodies[i] = fmt.Sprintf("%d %s", resp.StatusCode, b)
+				}
+			})
+		}
+		wg.Wait()
+		for i, b := range bodies {
+			assert.Equal(t, fmt.Sprintf("200 %d", i), b)
+		}
+		m := b.Metrics()
+		assert.Equal(t, 20, m.NumberOfFailedCalls)
+		assert.Equal(t, 20, m.NumberOfSuccessfulCalls)
+		total := 0
+		for _, n := range seen {
+			total += n
+		}
+		assert.Equal(t, 40, total)
+	})
+}
