@@ -238,7 +238,7 @@ type call struct {
 	bodySent  bool             // req.Body itself went to an attempt
 	final     bool             // an attempt ended with ErrNotRetryable
 	notBefore time.Time        // Retry-After of the last attempt
-	last      error            // error of the last attempt sent, "" for a response
+	last      error            // error of the last attempt sent, nil after a response
 	open      []*http.Response // successful responses not yet returned
 	done      bool             // RoundTrip has returned
 }
