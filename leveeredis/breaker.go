@@ -399,9 +399,20 @@ func (sb *SharedBreaker) reconcile(ctx context.Context) {
 		return
 	}
 	_, rec, err := sb.runScript(ctx, breakerLoadScript, []string{sb.key})
-	if err == nil {
-		sb.adoptIfNewer(rec)
+	if err != nil {
+		return
 	}
+	if cur := sb.known.Load(); rec.version < cur.version {
+		// The store lost the record (restarted without persistence, flushed, evicted):
+		// start again from its version and write the local state if it is not the store's.
+		sb.known.Store(&rec)
+		if st := sb.cb.State(); st != circuitbreaker.HalfOpen && st != rec.state {
+			sb.dirty.Store(true)
+			sb.publishLocal(ctx)
+		}
+		return
+	}
+	sb.adoptIfNewer(rec)
 }
 
 // publishLocal writes the local state with a compare-and-swap on the version last seen.
@@ -447,11 +458,18 @@ func (sb *SharedBreaker) store(rec record) bool {
 }
 
 // adoptIfNewer applies a record of a higher version than the one last seen to the local
-// breaker. The replica's own records are not applied again.
+// breaker, where it replaces a local transition not written yet, except a local OPEN or
+// FORCED_OPEN over a CLOSED record: OPEN wins, and is written on top of that record. The
+// replica's own records are not applied again.
 func (sb *SharedBreaker) adoptIfNewer(rec record) {
 	if !sb.store(rec) || rec.origin == sb.origin {
 		return
 	}
+	if st := sb.cb.State(); rec.state == circuitbreaker.Closed && sb.dirty.Load() &&
+		(st == circuitbreaker.Open || st == circuitbreaker.ForcedOpen) {
+		return
+	}
+	sb.dirty.Store(false)
 	sb.applying.Store(int32(rec.state) + 1)
 	defer sb.applying.Store(0)
 	var err error

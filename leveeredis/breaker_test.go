@@ -121,7 +121,8 @@ func TestSharedBreakerHalfOpenProbesBoundedFleetWide(t *testing.T) {
 	})
 }
 
-// Two replicas open at once from the same version: one write wins, the other adopts it.
+// Two replicas open from the same version: one write wins, the other replica adopts it, wait
+// included. The store refuses commands while both open, so both write at the same instant.
 func TestSharedBreakerCASConflictConverges(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		m := miniredis.NewMiniRedis()
@@ -130,22 +131,31 @@ func TestSharedBreakerCASConflictConverges(t *testing.T) {
 		defer closeAll(t, rs)
 		synctest.Wait()
 
-		var wg sync.WaitGroup
-		for _, r := range rs {
-			wg.Go(func() { require.NoError(t, r.cb.TransitionToOpenStateFor(time.Duration(len(r.sb.Origin()))*time.Second)) })
-		}
-		wg.Wait()
+		m.SetError("LOADING Redis is loading the dataset in memory")
+		require.NoError(t, rs[0].cb.TransitionToOpenStateFor(20*time.Second))
+		require.NoError(t, rs[1].cb.TransitionToOpenStateFor(30*time.Second))
+		synctest.Wait()
+		m.SetError("")
+		time.Sleep(time.Second) // both retry now
 		synctest.Wait()
 
 		a, b := rs[0].sb.StoreMetrics(), rs[1].sb.StoreMetrics()
 		require.Equal(t, uint64(1), a.Published+b.Published)
-		require.Equal(t, uint64(1), a.Conflicts+b.Conflicts)
+		require.Equal(t, uint64(1), a.Adopted+b.Adopted)
+		require.LessOrEqual(t, a.Conflicts+b.Conflicts, uint64(1)) // 0 when the publish came first
 		require.Equal(t, "1", hget(t, m, "version"))
 		for _, r := range rs {
 			require.Equal(t, circuitbreaker.Open, r.cb.State())
 			require.Equal(t, int64(1), r.sb.Version())
 		}
-		require.Equal(t, rs[0].cb.RemainingWaitInOpenState(), rs[1].cb.RemainingWaitInOpenState())
+		winner := 0
+		if b.Published == 1 {
+			winner = 1
+		}
+		require.Equal(t, rs[winner].sb.Origin(), hget(t, m, "origin"))
+		want := time.Duration(20+10*winner)*time.Second - time.Second + time.Nanosecond
+		require.Equal(t, want, rs[0].cb.RemainingWaitInOpenState())
+		require.Equal(t, want, rs[1].cb.RemainingWaitInOpenState())
 	})
 }
 

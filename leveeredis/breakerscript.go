@@ -37,18 +37,22 @@ return {r[1], r[2], r[3], r[4], r[5]}
 
 // breakerCASScript installs a transition. KEYS[1] record. ARGV: expected version, state,
 // OPEN wait in microseconds, origin, channel. The transition is accepted when the record's
-// version is the expected one, or when it proposes OPEN or FORCED_OPEN over a CLOSED record
+// version is the expected one, when there is no record (the store lost it: the proposer's
+// view is the best there is), or when it proposes OPEN or FORCED_OPEN over a CLOSED record
 // (OPEN wins: a replica that saw failures is not silenced by a close it had not seen). An
-// accepted transition gets the next version and is published on the channel as
+// accepted transition gets the version after the larger of the record's and the expected one,
+// so that versions keep growing for the replicas that saw them before a loss, and is
+// published on the channel as
 // "version state remaining origin"; code 1. A refused one changes nothing; code 0 with the
 // record as it is.
 var breakerCASScript = redis.NewScript(breakerRecordLua + `
 local r = record(0)
 local want = tonumber(ARGV[2])
-local ok = r[2] == tonumber(ARGV[1])
+local expected = tonumber(ARGV[1])
+local ok = r[2] == expected or r[2] == 0
 if not ok and (want == 1 or want == 4) and r[3] == 0 then ok = true end
 if not ok then return {r[1], r[2], r[3], r[4], r[5]} end
-local v = r[2] + 1
+local v = math.max(r[2], expected) + 1
 local wait = 0
 if want == 1 then wait = tonumber(ARGV[3]) end
 redis.call('HSET', KEYS[1], 'version', string.format('%d', v), 'state', string.format('%d', want),
