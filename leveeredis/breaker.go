@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/levee-go/levee"
 	"github.com/levee-go/levee/circuitbreaker"
 	"github.com/redis/go-redis/v9"
 )
@@ -275,6 +276,15 @@ func Execute[T any](ctx context.Context, sb *SharedBreaker, call func(context.Co
 		return zero, err
 	}
 	return circuitbreaker.Execute(ctx, sb.cb, call)
+}
+
+// Decorator returns sb as a layer of a levee pipeline, for levee.Pipeline.With: each run is
+// Execute with the pipeline's inner layers as the call. A nil sb gives a layer that returns
+// circuitbreaker.ErrNilCircuitBreaker without running them.
+func Decorator[T any](sb *SharedBreaker) levee.Decorator[T] {
+	return func(ctx context.Context, next func(context.Context) (T, error)) (T, error) {
+		return Execute(ctx, sb, next)
+	}
 }
 
 func (sb *SharedBreaker) refuse() error {

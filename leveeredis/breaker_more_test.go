@@ -1,0 +1,112 @@
+package leveeredis_test
+
+import (
+	"context"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/alicebob/miniredis/v2"
+	"github.com/stretchr/testify/require"
+
+	"github.com/levee-go/levee"
+	"github.com/levee-go/levee/circuitbreaker"
+	"github.com/levee-go/levee/leveeredis"
+)
+
+// Sharing costs nothing on the hot path: a successful call in CLOSED and a refusal in OPEN
+// allocate nothing, as with the local breaker alone.
+func TestSharedBreakerHotPathDoesNotAllocate(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		m := miniredis.NewMiniRedis()
+		defer m.Close()
+		rs := fleet(t, m, 1)
+		defer closeAll(t, rs)
+		synctest.Wait()
+		r := rs[0]
+		ctx := context.Background()
+		call := func(context.Context) (int, error) { return 42, nil }
+		require.Equal(t, 0.0, testing.AllocsPerRun(1000, func() {
+			if v, err := leveeredis.Execute(ctx, r.sb, call); v != 42 || err != nil {
+				panic("unexpected result")
+			}
+		}), "Execute in CLOSED")
+		require.Equal(t, 0.0, testing.AllocsPerRun(1000, func() {
+			p, err := r.sb.Acquire(ctx)
+			if err != nil {
+				panic("refused")
+			}
+			p.OnSuccess()
+		}), "Acquire in CLOSED")
+
+		require.NoError(t, r.cb.TransitionToOpenState())
+		synctest.Wait()
+		require.Equal(t, 0.0, testing.AllocsPerRun(1000, func() {
+			if _, err := leveeredis.Execute(ctx, r.sb, call); err == nil {
+				panic("permitted")
+			}
+		}), "Execute refused in OPEN")
+	})
+}
+
+// A replica holding the trial that never reports (it crashed) keeps the others out for
+// TrialLease only; then another replica takes the trial and closes the fleet.
+func TestSharedBreakerTrialLeaseTakenOver(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		m := miniredis.NewMiniRedis()
+		defer m.Close()
+		m.ClockTTL(true) // the lease expires on the bubble's clock
+		rs := fleet(t, m, 3)
+		defer closeAll(t, rs[1:])
+		synctest.Wait()
+		rs[0].trip(t)
+		synctest.Wait()
+		time.Sleep(10*time.Second + time.Millisecond)
+
+		p, err := rs[0].sb.Acquire(context.Background()) // A takes the trial and a probe, then is gone
+		require.NoError(t, err)
+		rs[0].close(t)
+		_ = p
+
+		require.ErrorIs(t, rs[1].call(nil), circuitbreaker.ErrCallNotPermitted)
+		time.Sleep(10*time.Second - time.Millisecond) // the lease has 1ms left
+		require.ErrorIs(t, rs[1].call(nil), circuitbreaker.ErrCallNotPermitted)
+		require.Equal(t, uint64(2), rs[1].sb.StoreMetrics().TrialRefusals)
+		time.Sleep(time.Millisecond)
+
+		require.NoError(t, rs[1].call(nil)) // B takes the trial: 2 probes close it
+		require.NoError(t, rs[1].call(nil))
+		synctest.Wait()
+		require.Equal(t, circuitbreaker.Closed, rs[1].cb.State())
+		require.Equal(t, circuitbreaker.Closed, rs[2].cb.State())
+		require.Equal(t, int64(2), rs[2].sb.Version())
+		require.Equal(t, rs[1].sb.Origin(), hget(t, m, "origin"))
+	})
+}
+
+// Decorator puts the shared breaker in a levee pipeline; Acquire hands out the local breaker's
+// permits.
+func TestSharedBreakerDecoratorAndAcquire(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		m := miniredis.NewMiniRedis()
+		defer m.Close()
+		rs := fleet(t, m, 2)
+		defer closeAll(t, rs)
+		synctest.Wait()
+
+		p := levee.Compose[string]().With(leveeredis.Decorator[string](rs[0].sb))
+		for range 4 {
+			_, err := p.Execute(context.Background(), func(context.Context) (string, error) { return "", errBoom })
+			require.ErrorIs(t, err, errBoom)
+		}
+		synctest.Wait()
+		require.Equal(t, circuitbreaker.Open, rs[1].cb.State())
+		_, err := rs[1].sb.Acquire(context.Background())
+		var refused *circuitbreaker.CallNotPermittedError
+		require.ErrorAs(t, err, &refused)
+		require.Equal(t, circuitbreaker.Open, refused.State)
+
+		_, err = leveeredis.Execute[int](context.Background(), nil, nil)
+		require.ErrorIs(t, err, circuitbreaker.ErrNilCircuitBreaker)
+	})
+}
