@@ -86,6 +86,11 @@ type BreakerStoreMetrics struct {
 // adopts the record it lost to. OPEN wins ties: a proposed OPEN or FORCED_OPEN is accepted over
 // a CLOSED record even when the proposer had not seen that record's version.
 //
+// A transition into the state the breaker is already in (TransitionToOpenStateFor on an OPEN
+// breaker, which only moves the end of the wait) publishes no event in the core breaker and is
+// not shared; neither is a transition the local breaker refuses (a record of OPEN reaching a
+// METRICS_ONLY breaker).
+//
 // When the store fails (StoreTimeout exceeded, Redis down) each breaker goes on alone with
 // Resilience4j's local behaviour, HALF_OPEN included; the failure is counted
 // (BreakerStoreMetrics.StoreErrors) and logged once per episode. Every RetryInterval the
@@ -148,10 +153,12 @@ var originSeq atomic.Uint64
 // NewSharedBreaker shares the transitions of cb with the replicas that use the same name and
 // key prefix on the same Redis, through client (any go-redis client: Client, ClusterClient,
 // Ring, failover). It subscribes to the breaker's channel, reads the record once (applying it
-// when the fleet is not CLOSED) and starts one goroutine that serves the subscription and
-// writes local transitions; Close stops it. A store that does not answer does not make New
-// fail: the breaker starts local. It returns an error naming the field for an out-of-range
-// BreakerConfig value, or for a nil cb or client.
+// when it is not CLOSED; this waits up to StoreTimeout) and starts one goroutine that serves
+// the subscription and writes local transitions; Close stops it. Use cb only through the
+// SharedBreaker from then on (Execute, Acquire, Decorator): the local breaker's own Execute
+// and Acquire skip the fleet's HALF_OPEN trial. A store that does not answer does not make
+// New fail: the breaker starts local. It returns an error naming the field for an
+// out-of-range BreakerConfig value, or for a nil cb or client.
 func NewSharedBreaker(cb *circuitbreaker.CircuitBreaker, client redis.UniversalClient, cfg BreakerConfig) (*SharedBreaker, error) {
 	if cb == nil {
 		return nil, errors.New("leveeredis: nil *circuitbreaker.CircuitBreaker")
@@ -241,10 +248,13 @@ func (sb *SharedBreaker) Close() error {
 // tryAcquirePermission), with the HALF_OPEN trial shared by the fleet: when the local breaker
 // is HALF_OPEN, or OPEN with its wait over, the permission is asked of the store first (one
 // round trip of at most StoreTimeout, bounded by ctx), and refused with a
-// *circuitbreaker.CallNotPermittedError in HALF_OPEN while another replica holds the trial.
-// The answer is remembered until the version or the lease changes, so the other replicas
-// refuse without a round trip. In every other state it is the local Acquire, with no round
-// trip. The returned Permit is the local breaker's: report the call on it.
+// *circuitbreaker.CallNotPermittedError (State HALF_OPEN) while another replica holds the
+// trial; such a refusal is counted in StoreMetrics().TrialRefusals, not in the local
+// breaker's metrics or events, and allocates nothing. The answer is remembered until the
+// version or the lease changes, so the other replicas refuse without a round trip. When the
+// store does not answer, the local breaker decides alone. In every other state it is the
+// local Acquire, with no round trip. The returned Permit is the local breaker's: report the
+// call on it exactly once.
 func (sb *SharedBreaker) Acquire(ctx context.Context) (circuitbreaker.Permit, error) {
 	if err := sb.admit(ctx); err != nil {
 		return circuitbreaker.Permit{}, err
@@ -374,6 +384,7 @@ func (sb *SharedBreaker) run(ctx context.Context, msgs <-chan any) {
 	retry := time.NewTimer(time.Hour)
 	retry.Stop()
 	defer retry.Stop()
+	armed := false
 	for {
 		select {
 		case <-ctx.Done():
@@ -381,6 +392,7 @@ func (sb *SharedBreaker) run(ctx context.Context, msgs <-chan any) {
 		case <-sb.wake:
 			sb.publishLocal(ctx)
 		case <-retry.C:
+			armed = false
 			sb.reconcile(ctx)
 		case m, ok := <-msgs:
 			if !ok {
@@ -388,15 +400,18 @@ func (sb *SharedBreaker) run(ctx context.Context, msgs <-chan any) {
 			}
 			switch m := m.(type) {
 			case *redis.Subscription:
-				sb.reconcile(ctx) // (re)subscribed: what was published meanwhile is lost
+				if m.Kind == "subscribe" {
+					sb.reconcile(ctx) // (re)subscribed: what was published meanwhile is lost
+				}
 			case *redis.Message:
 				if rec, ok := parseMessage(m.Payload); ok {
 					sb.adoptIfNewer(rec)
 				}
 			}
 		}
-		if sb.degraded.Load() {
+		if sb.degraded.Load() && !armed {
 			retry.Reset(sb.cfg.RetryInterval)
+			armed = true
 		}
 	}
 }
@@ -506,16 +521,20 @@ func (sb *SharedBreaker) adoptIfNewer(rec record) {
 }
 
 // runScript runs s with the store timeout and decodes its {code, version, state, remaining,
-// origin} reply. A failure marks the store unavailable; a success after one marks it
-// available again and asks for a reconciliation.
+// origin} reply. A failure marks the store unavailable and a success after one available
+// again, each logged once; a failure because ctx ended (the caller gave up, or Close) says
+// nothing about the store and is neither counted nor logged.
 func (sb *SharedBreaker) runScript(ctx context.Context, s *redis.Script, keys []string, args ...any) (int64, record, error) {
-	ctx, cancel := context.WithTimeout(ctx, sb.cfg.StoreTimeout)
+	sctx, cancel := context.WithTimeout(ctx, sb.cfg.StoreTimeout)
 	defer cancel()
-	res, err := s.Run(ctx, sb.client, keys, args...).Slice()
+	res, err := s.Run(sctx, sb.client, keys, args...).Slice()
 	var rec record
 	var code int64
 	if err == nil {
 		code, rec, err = decodeReply(res)
+	}
+	if err != nil && ctx.Err() != nil {
+		return 0, rec, err
 	}
 	if err != nil {
 		sb.storeErrors.Add(1)
