@@ -13,6 +13,7 @@ import (
 
 	"github.com/levee-go/levee"
 	"github.com/levee-go/levee/circuitbreaker"
+	"github.com/levee-go/levee/internal/safe"
 	"github.com/redis/go-redis/v9"
 )
 
@@ -111,7 +112,8 @@ type SharedBreaker struct {
 	trialK  string
 	channel string
 
-	refusal circuitbreaker.CallNotPermittedError
+	refusal    circuitbreaker.CallNotPermittedError
+	withResult bool // RecordResultPredicate or TransitionOnResult set: Execute reports values
 
 	known    atomic.Pointer[record] // the newest record seen
 	degraded atomic.Bool
@@ -200,6 +202,8 @@ func NewSharedBreaker(cb *circuitbreaker.CircuitBreaker, client redis.UniversalC
 		wake:    make(chan struct{}, 1),
 		done:    make(chan struct{}),
 	}
+	bc := cb.Config()
+	sb.withResult = bc.RecordResultPredicate != nil || bc.TransitionOnResult != nil
 	sb.known.Store(&record{})
 	ctx, cancel := context.WithCancel(context.Background())
 	sb.cancel = cancel
@@ -270,22 +274,56 @@ func (sb *SharedBreaker) Acquire(ctx context.Context) (circuitbreaker.Permit, er
 	return p, nil
 }
 
-// Execute runs call through sb's local breaker, as circuitbreaker.Execute, after the fleet's
-// HALF_OPEN check Acquire describes. A nil ctx means context.Background(); a nil sb returns
-// circuitbreaker.ErrNilCircuitBreaker.
-func Execute[T any](ctx context.Context, sb *SharedBreaker, call func(context.Context) (T, error)) (T, error) {
+// Execute runs call through sb, as circuitbreaker.Execute (Resilience4j's
+// decorateCheckedSupplier) on a Permit from Acquire, so that the fleet's HALF_OPEN trial
+// bounds it: a refused call is not run and returns a *circuitbreaker.CallNotPermittedError; a
+// nil error records a success (or a failure when RecordResultPredicate matches the value); an
+// error is reported with Permit.OnError (Permit.OnResult when RecordResultPredicate or
+// TransitionOnResult is set); the caller's own cancellation and runtime.Goexit release the
+// permit unrecorded; a panic is recorded as a failure and returned as a *levee.PanicError.
+// A nil ctx means context.Background(); a nil call returns levee.ErrNilCall and a nil sb
+// circuitbreaker.ErrNilCircuitBreaker, without running anything. No lock is held and no round
+// trip is made while call runs; the success path in CLOSED allocates nothing.
+func Execute[T any](ctx context.Context, sb *SharedBreaker, call func(context.Context) (T, error)) (v T, err error) {
 	if sb == nil {
-		var zero T
-		return zero, circuitbreaker.ErrNilCircuitBreaker
+		return v, circuitbreaker.ErrNilCircuitBreaker
 	}
-	if ctx == nil {
-		ctx = context.Background()
+	if call == nil {
+		return v, safe.ErrNilCall
 	}
-	if err := sb.admit(ctx); err != nil {
-		var zero T
-		return zero, err
+	ctx = safe.Ctx(ctx)
+	p, err := sb.Acquire(ctx)
+	if err != nil {
+		return v, err
 	}
-	return circuitbreaker.Execute(ctx, sb.cb, call)
+	returned := false
+	defer func() {
+		if returned {
+			return
+		}
+		if r := recover(); r != nil {
+			var zero T
+			v, err = zero, safe.NewPanicError(r)
+			p.OnError(err)
+			return
+		}
+		p.Release() // runtime.Goexit: nothing learnt about the dependency
+	}()
+	v, err = call(ctx)
+	returned = true
+	switch {
+	case err == nil && !sb.withResult:
+		p.OnSuccess()
+	case err == nil:
+		p.OnResult(v, nil)
+	case safe.CallerCancelled(ctx, err):
+		p.Release()
+	case sb.withResult:
+		p.OnResult(v, err)
+	default:
+		p.OnError(err)
+	}
+	return v, err
 }
 
 // Decorator returns sb as a layer of a levee pipeline, for levee.Pipeline.With: each run is

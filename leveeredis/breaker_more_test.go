@@ -110,3 +110,40 @@ func TestSharedBreakerDecoratorAndAcquire(t *testing.T) {
 		require.ErrorIs(t, err, circuitbreaker.ErrNilCircuitBreaker)
 	})
 }
+
+// Execute reports outcomes as circuitbreaker.Execute does: a panic is a failure returned as a
+// *levee.PanicError, the caller's cancellation releases the permit, a result matched by
+// RecordResultPredicate is a failure, and a nil call runs nothing.
+func TestSharedBreakerExecuteOutcomes(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		m := miniredis.NewMiniRedis()
+		defer m.Close()
+		cfg := fleetConfig()
+		cfg.RecordResultPredicate = func(v any) bool { return v == -1 }
+		r := newReplica(t, miniClient(m), cfg, leveeredis.BreakerConfig{})
+		defer r.close(t)
+		synctest.Wait()
+
+		_, err := leveeredis.Execute(context.Background(), r.sb, func(context.Context) (int, error) { panic("kaput") })
+		var pe *levee.PanicError
+		require.ErrorAs(t, err, &pe)
+		require.Equal(t, "kaput", pe.Value)
+
+		ctx, cancel := context.WithCancel(context.Background())
+		cancel()
+		_, err = leveeredis.Execute(ctx, r.sb, func(ctx context.Context) (int, error) { return 0, ctx.Err() })
+		require.ErrorIs(t, err, context.Canceled)
+
+		v, err := leveeredis.Execute(context.Background(), r.sb, func(context.Context) (int, error) { return -1, nil })
+		require.NoError(t, err)
+		require.Equal(t, -1, v)
+		require.NoError(t, r.call(nil))
+
+		got := r.cb.Metrics()
+		require.Equal(t, 3, got.NumberOfBufferedCalls)
+		require.Equal(t, 2, got.NumberOfFailedCalls)
+
+		_, err = leveeredis.Execute[int](context.Background(), r.sb, nil)
+		require.ErrorIs(t, err, levee.ErrNilCall)
+	})
+}
