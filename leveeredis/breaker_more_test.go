@@ -2,6 +2,7 @@ package leveeredis_test
 
 import (
 	"context"
+	"strconv"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -145,5 +146,30 @@ func TestSharedBreakerExecuteOutcomes(t *testing.T) {
 
 		_, err = leveeredis.Execute[int](context.Background(), r.sb, nil)
 		require.ErrorIs(t, err, levee.ErrNilCall)
+	})
+}
+
+// A replica whose subscription was cut reads the record when go-redis subscribes again, and
+// adopts what it missed.
+func TestSharedBreakerResubscribeReconciles(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		m := miniredis.NewMiniRedis()
+		defer m.Close()
+		rs := fleet(t, m, 1)
+		defer closeAll(t, rs)
+		synctest.Wait()
+
+		// Another replica opened for 5s; its publish never arrived.
+		until := time.Now().Add(5 * time.Second).UnixMicro()
+		m.HSet("levee:cb:{payments}", "version", "7", "state", "1",
+			"until", strconv.FormatInt(until, 10), "origin", "elsewhere")
+		m.Close() // every connection cut; the next dial starts the server again, data kept
+		time.Sleep(time.Second)
+		synctest.Wait()
+
+		require.Equal(t, circuitbreaker.Open, rs[0].cb.State())
+		require.Equal(t, int64(7), rs[0].sb.Version())
+		require.Equal(t, 4*time.Second+time.Nanosecond, rs[0].cb.RemainingWaitInOpenState())
+		require.Equal(t, uint64(1), rs[0].sb.StoreMetrics().Adopted)
 	})
 }
