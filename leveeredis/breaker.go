@@ -405,9 +405,14 @@ func (sb *SharedBreaker) holdsTrial() bool {
 }
 
 // onStateChange runs on the goroutine of every local transition. A transition the breaker
-// makes while applying a record from the store is not written back.
-func (sb *SharedBreaker) onStateChange(_, to circuitbreaker.State) {
+// makes while applying a record from the store is not written back, nor is a move out of
+// HALF_OPEN by a replica that does not hold the shared trial (its HALF_OPEN ran no probe: it
+// left on MaxWaitDurationInHalfOpenState, and the trial's holder decides for the fleet).
+func (sb *SharedBreaker) onStateChange(from, to circuitbreaker.State) {
 	if sb.applying.Load() == int32(to)+1 {
+		return
+	}
+	if from == circuitbreaker.HalfOpen && !sb.holdsTrial() {
 		return
 	}
 	sb.dirty.Store(true)

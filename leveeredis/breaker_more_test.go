@@ -173,3 +173,41 @@ func TestSharedBreakerResubscribeReconciles(t *testing.T) {
 		require.Equal(t, uint64(1), rs[0].sb.StoreMetrics().Adopted)
 	})
 }
+
+// With automatic HALF_OPEN and a maximum wait in it, every replica leaves HALF_OPEN when that
+// wait ends; only the trial's holder writes the outcome, and the others adopt it.
+func TestSharedBreakerOnlyTrialHolderWritesHalfOpenOutcome(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		m := miniredis.NewMiniRedis()
+		defer m.Close()
+		cfg := fleetConfig()
+		cfg.AutomaticTransitionFromOpenToHalfOpenEnabled = true
+		cfg.MaxWaitDurationInHalfOpenState = 5 * time.Second
+		rs := []*replica{
+			newReplica(t, miniClient(m), cfg, leveeredis.BreakerConfig{}),
+			newReplica(t, miniClient(m), cfg, leveeredis.BreakerConfig{}),
+		}
+		defer closeAll(t, rs)
+		synctest.Wait()
+		rs[0].trip(t)
+		synctest.Wait()
+		time.Sleep(10*time.Second + time.Millisecond)
+		synctest.Wait()
+		require.Equal(t, circuitbreaker.HalfOpen, rs[0].cb.State())
+		require.Equal(t, circuitbreaker.HalfOpen, rs[1].cb.State())
+
+		p, err := rs[0].sb.Acquire(context.Background()) // A holds the trial; its probe hangs
+		require.NoError(t, err)
+		require.ErrorIs(t, rs[1].call(nil), circuitbreaker.ErrCallNotPermitted)
+
+		time.Sleep(5 * time.Second)
+		synctest.Wait()
+		p.Release()
+		require.Equal(t, "2", hget(t, m, "version"))
+		require.Equal(t, rs[0].sb.Origin(), hget(t, m, "origin"))
+		require.Equal(t, uint64(0), rs[1].sb.StoreMetrics().Published)
+		require.Equal(t, int64(2), rs[1].sb.Version())
+		require.Equal(t, circuitbreaker.Open, rs[1].cb.State())
+		require.Equal(t, rs[0].cb.RemainingWaitInOpenState(), rs[1].cb.RemainingWaitInOpenState())
+	})
+}
