@@ -19,9 +19,11 @@ const (
 	// publishes no event.
 	EventSuccess
 	// EventError: the call failed and will not be retried any more: its attempts are exhausted,
-	// its interval function returned a negative interval, or a config hook panicked.
+	// its interval function returned a negative interval, MaxDuration or the Budget refused
+	// the next retry, or a config hook panicked.
 	EventError
-	// EventIgnoredError: the call failed with an error that is not retried.
+	// EventIgnoredError: the call failed with an error that is not retried (LastErr is
+	// without the mark of Permanent).
 	EventIgnoredError
 )
 

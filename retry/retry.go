@@ -103,7 +103,8 @@ type Config struct {
 	Budget *Budget
 
 	// FailAfterMaxAttempts makes a call whose attempts ran out on results (RetryOnResultPredicate
-	// still matching; also when a negative interval stopped retrying on a result) fail with a
+	// still matching; also when a negative interval, MaxDuration or Budget stopped retrying on a
+	// result) fail with a
 	// *MaxRetriesExceededError carrying the last result, instead of returning that result.
 	FailAfterMaxAttempts bool
 
