@@ -38,7 +38,7 @@ const budgetUnit = 1000
 // (Finagle's RetryBudget defaults).
 type BudgetConfig struct {
 	// Ratio is the retries each call earns: 0.1 lets retries add at most 10% to the calls made
-	// over Window. It is kept to a thousandth and must be in [0.001, 1000]; 0 means
+	// over Window. It is kept to a thousandth, rounded down, and must be in [0.001, 1000]; 0 means
 	// DefaultBudgetRatio (0.2) and NoBudgetRatio none (only the reserve).
 	Ratio float64
 
@@ -120,7 +120,9 @@ func NewBudget(cfg BudgetConfig) (*Budget, error) {
 	}
 	b := &Budget{config: cfg, origin: time.Now(), slot: cfg.Window / budgetSlots}
 	if cfg.Ratio != NoBudgetRatio {
-		b.deposit = int64(math.Round(cfg.Ratio * budgetUnit))
+		// Rounded down to a thousandth (the 1e-6 absorbs float error: 1.001 × 1000 is 1000.99…),
+		// so retries never exceed Ratio × calls + reserve.
+		b.deposit = int64(math.Floor(cfg.Ratio*budgetUnit + 1e-6))
 	}
 	if cfg.MinRetriesPerSecond != NoBudgetMinimum {
 		b.reserve = int64(cfg.MinRetriesPerSecond) * int64(cfg.Window/time.Second) * budgetUnit

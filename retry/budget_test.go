@@ -12,6 +12,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"pgregory.net/rapid"
 
 	"github.com/levee-go/levee/retry"
 )
@@ -315,4 +316,87 @@ func BenchmarkExecuteSuccessWithBudgetParallel(b *testing.B) {
 			_, _ = retry.Execute(ctx, r, func(context.Context) (int, error) { return 1, nil })
 		}
 	})
+}
+
+// TestPropertyBudgetMatchesModel: over a window in which nothing expires (1h), every retry is
+// allowed exactly when reserve + Ratio × calls − retries holds a whole retry, counted in
+// thousandths, so retries never exceed Ratio × calls + reserve.
+func TestPropertyBudgetMatchesModel(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		ratio := rapid.OneOf(rapid.Just(retry.NoBudgetRatio), rapid.Float64Range(0.001, 3)).Draw(t, "ratio")
+		minimum := rapid.OneOf(rapid.Just(retry.NoBudgetMinimum), rapid.IntRange(1, 3)).Draw(t, "minimum")
+		if ratio == retry.NoBudgetRatio && minimum == retry.NoBudgetMinimum {
+			minimum = 1
+		}
+		b, err := retry.NewBudget(retry.BudgetConfig{Ratio: ratio, MinRetriesPerSecond: minimum, Window: time.Hour})
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := retry.New("p", retry.Config{MaxAttempts: 1000, WaitDuration: retry.NoWait, Budget: b})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var perCall, balance int64 // thousandths of a retry
+		if ratio != retry.NoBudgetRatio {
+			perCall = int64(math.Floor(ratio*1000 + 1e-6))
+		}
+		if minimum != retry.NoBudgetMinimum {
+			balance = int64(minimum) * 3600 * 1000
+		}
+		var calls, retries, refused int64
+		for i, failures := range rapid.SliceOfN(rapid.IntRange(0, 999), 1, 40).Draw(t, "failures") {
+			c := r.NewContext()
+			calls++
+			balance += perCall
+			for f := range failures {
+				_, again := c.OnError(errGateway)
+				want := balance >= 1000
+				if again != want {
+					t.Fatalf("call %d, failure %d: retry %v, model %v (balance %d)", i, f, again, want, balance)
+				}
+				if !again {
+					refused++
+					break
+				}
+				retries++
+				balance -= 1000
+			}
+			c.OnSuccess()
+		}
+		want := retry.BudgetMetrics{AvailableRetries: balance / 1000, NumberOfDeposits: calls,
+			NumberOfWithdrawals: retries, NumberOfRefusedRetries: refused}
+		if got := b.Metrics(); got != want {
+			t.Fatalf("metrics %+v, model %+v", got, want)
+		}
+		if float64(retries) > max(ratio, 0)*float64(calls)+float64(max(minimum, 0)*3600)+1e-9 {
+			t.Fatalf("%d retries for %d calls", retries, calls)
+		}
+	})
+}
+
+// TestBudgetRatioKeptToAThousandth: the ratio is rounded down to a thousandth, never up, and
+// float error does not cost a thousandth.
+func TestBudgetRatioKeptToAThousandth(t *testing.T) {
+	tests := []struct {
+		ratio float64
+		calls int
+		want  int64
+	}{
+		{1.001, 1000, 1001}, // 1.001 × 1000 is 1000.9999999999999 in float64
+		{0.1, 1000, 100},
+		{0.0019, 1000, 1}, // one thousandth
+		{0.001, 999, 0},
+		{2.5, 3, 7},
+	}
+	for _, tt := range tests {
+		synctest.Test(t, func(t *testing.T) {
+			b := newBudget(t, retry.BudgetConfig{Ratio: tt.ratio, MinRetriesPerSecond: retry.NoBudgetMinimum})
+			r := newRetry(t, retry.Config{Budget: b})
+			for range tt.calls {
+				c := r.NewContext()
+				c.OnSuccess()
+			}
+			assert.Equal(t, tt.want, b.Metrics().AvailableRetries, "ratio %v, %d calls", tt.ratio, tt.calls)
+		})
+	}
 }

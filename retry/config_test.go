@@ -155,6 +155,14 @@ func TestNewAcceptsBoundaryValues(t *testing.T) {
 
 // TestConfigRoundTrips: what Config returns, New accepts, with the same behaviour.
 func TestConfigRoundTrips(t *testing.T) {
+	budget, err := retry.NewBudget(retry.BudgetConfig{})
+	require.NoError(t, err)
+	withLimits := newRetry(t, retry.Config{MaxDuration: time.Minute, Budget: budget})
+	again, err := retry.New("again", withLimits.Config())
+	require.NoError(t, err)
+	assert.Equal(t, time.Minute, again.Config().MaxDuration)
+	assert.Same(t, budget, again.Config().Budget, "the budget is shared, not copied")
+
 	for _, cfg := range []retry.Config{
 		{},
 		{WaitDuration: retry.NoWait, RetryRejections: []error{circuitbreaker.ErrCallNotPermitted}},

@@ -126,9 +126,11 @@ func (c *Context) OnError(err error) (wait time.Duration, retry bool) {
 		return 0, false
 	}
 	if c.reason = c.gate(wait); c.reason != nil {
+		// The event carries the ending error, so that its Reason reaches subscribers and logs.
 		r.failedWith.Add(1)
-		r.publish(EventError, c.attempts, err, 0)
-		c.stop(c.maxRetriesExceeded())
+		end := c.maxRetriesExceeded()
+		r.publish(EventError, c.attempts, end, 0)
+		c.stop(end)
 		return 0, false
 	}
 	r.publish(EventRetry, c.attempts, err, wait)
@@ -207,11 +209,12 @@ func (c *Context) OnSuccess() {
 		}
 		if r.events.Active() {
 			// As Resilience4j: the last error, or a MaxRetriesExceeded placeholder when there is
-			// none or the call fails with one anyway.
+			// none or the call fails with one anyway; also when MaxDuration or the Budget
+			// stopped it, so that the Reason is seen.
 			evErr := c.lastErr
 			if err != nil {
 				evErr = err
-			} else if evErr == nil {
+			} else if evErr == nil || c.reason != nil {
 				evErr = c.maxRetriesExceeded()
 			}
 			r.publish(EventError, c.attempts, evErr, 0)

@@ -57,8 +57,10 @@ type Event struct {
 
 	// LastErr is the error of the outcome: the error being retried (nil on EventRetry caused by
 	// a result), the last error before a success (nil if only results were retried), the error
-	// not retried, or on EventError the last error — or a *MaxRetriesExceededError when
-	// retrying stopped on a result with no earlier error, or with FailAfterMaxAttempts.
+	// not retried, or on EventError the last error — or a *MaxRetriesExceededError (which
+	// wraps the last error, if any) when retrying stopped on a result with no earlier error,
+	// with FailAfterMaxAttempts, or because MaxDuration or the Budget refused the next retry,
+	// so that its Reason is seen.
 	LastErr error
 
 	// WaitInterval is the wait before the next attempt; set on EventRetry only.

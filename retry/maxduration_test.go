@@ -62,7 +62,7 @@ func TestMaxDurationStopsBeforeAWaitEndingLater(t *testing.T) {
 				require.Len(t, events, len(tt.wantAt))
 				last := events[len(events)-1]
 				assert.Equal(t, retry.EventError, last.Type)
-				assert.Equal(t, errGateway, last.LastErr)
+				assert.True(t, last.LastErr == err, "the event carries the ending error, Reason included")
 			})
 		})
 	}
@@ -109,9 +109,14 @@ func TestMaxDurationOnResults(t *testing.T) {
 		synctest.Test(t, func(t *testing.T) {
 			r := newRetry(t, retry.Config{MaxAttempts: 10, WaitDuration: time.Second, MaxDuration: 1500 * ms,
 				RetryOnResultPredicate: isPending, FailAfterMaxAttempts: failAfter})
+			rec := record(t, r)
 			s := newScript(ok("PENDING"))
 			start := time.Now()
 			v, err := retry.Execute(context.Background(), r, s.call)
+			events := rec.all()
+			require.Len(t, events, 2)
+			assert.Equal(t, retry.EventError, events[1].Type)
+			assert.ErrorIs(t, events[1].LastErr, retry.ErrMaxDurationExceeded, "the event says why")
 			assert.Equal(t, "PENDING", v)
 			assert.Equal(t, 2, s.count())
 			assert.Equal(t, time.Second, time.Since(start))
@@ -146,7 +151,8 @@ func TestMaxDurationFromNewContext(t *testing.T) {
 	})
 }
 
-func TestMaxDurationCancelledWaitStillWins(t *testing.T) {
+// TestMaxDurationLeavesCancellationAlone: a context ending a wait ends the call as before.
+func TestMaxDurationLeavesCancellationAlone(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		r := newRetry(t, retry.Config{MaxAttempts: 10, WaitDuration: time.Second, MaxDuration: time.Hour})
 		ctx, cancel := context.WithTimeout(context.Background(), 1500*ms)
