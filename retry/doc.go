@@ -39,8 +39,9 @@
 // Jittered backoffs from AWS's "Exponential Backoff And Jitter" complete the interval
 // functions: FullJitterBackoff (a wait in [0, base × 2^(attempt−1)], capped) and
 // DecorrelatedJitterBackoff; WithJitter adds an absolute ± jitter to any interval function,
-// where RandomizedInterval's factor is relative. Like the randomized intervals, they draw from
-// math/rand/v2's global source.
+// where RandomizedInterval's factor is relative. They draw from the math/rand/v2 Source they are
+// given, so that a test can fix their waits (rand.NewPCG(1, 2)), or from the top-level
+// generator when it is nil, as RandomizedInterval and ExponentialRandomBackoff always do.
 //
 // Every call that ends counts once in one of the four outcome counters of Metrics, and
 // subscribers (Subscribe) receive the events RETRY before each wait, SUCCESS when a call

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"time"
 
 	"github.com/levee-go/levee/retry"
@@ -76,22 +77,26 @@ func ExampleConfig_maxDuration() {
 	// true true
 }
 
-// Full jitter spreads the retries of many callers over [0, base × 2^(attempt−1)], capped; an
-// absolute jitter spreads any interval function's waits by ± a duration.
+// Full jitter spreads the retries of many callers over [0, base × 2^(attempt−1)], capped at
+// max; an absolute jitter spreads any interval function's waits by ± a duration. Given a
+// source with a fixed state, as a test would, the waits are the same on every run; give nil
+// in production.
 func ExampleFullJitterBackoff() {
-	full, _ := retry.FullJitterBackoff(100*time.Millisecond, time.Second)
+	full, _ := retry.FullJitterBackoff(100*time.Millisecond, time.Second, rand.NewPCG(1, 2))
+	var waits []time.Duration
 	for attempt := 1; attempt <= 6; attempt++ {
-		if w := full(attempt); w < 0 || w > min(100*time.Millisecond<<(attempt-1), time.Second) {
-			fmt.Println("out of range:", w)
-		}
+		waits = append(waits, full(attempt).Round(time.Millisecond))
 	}
+	fmt.Println(waits)
+
 	backoff, _ := retry.ExponentialBackoff(time.Second, 2, 0)
-	jittered, _ := retry.WithJitter(backoff, 100*time.Millisecond)
-	if w := jittered(2); w < 1900*time.Millisecond || w > 2100*time.Millisecond {
-		fmt.Println("out of range:", w)
-	}
-	_, err := retry.DecorrelatedJitterBackoff(100*time.Millisecond, 0)
+	jittered, _ := retry.WithJitter(backoff, 100*time.Millisecond, rand.NewPCG(1, 2))
+	fmt.Println(jittered(1).Round(time.Millisecond), jittered(2).Round(time.Millisecond))
+
+	_, err := retry.DecorrelatedJitterBackoff(100*time.Millisecond, 0, nil)
 	fmt.Println(err)
 	// Output:
+	// [68ms 92ms 203ms 344ms 798ms 388ms]
+	// 1.035s 1.992s
 	// retry: DecorrelatedJitterBackoff max must be >= base (100ms), got 0s
 }

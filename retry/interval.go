@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"sync"
 	"time"
 )
 
@@ -25,8 +26,22 @@ type IntervalBiFunction func(attempt int, err error, result any) time.Duration
 // instead of overflowing; use a max to cap them. A bad argument is refused with an error naming
 // it; the functions never panic, and take an attempt below 1 as 1.
 
-// uniform returns U in [0, 1) for the randomized intervals; tests replace it.
+// uniform returns U in [0, 1) for the randomized intervals given no Source; tests replace it.
 var uniform = rand.Float64
+
+// drawer returns the function giving U in [0, 1) from source, or from uniform when source is nil.
+func drawer(source rand.Source) func() float64 {
+	if source == nil {
+		return func() float64 { return uniform() }
+	}
+	var mu sync.Mutex
+	r := rand.New(source)
+	return func() float64 {
+		mu.Lock()
+		defer mu.Unlock()
+		return r.Float64()
+	}
+}
 
 // FixedInterval returns a function giving interval before every retry, as Resilience4j's
 // IntervalFunction.of(interval). interval must be > 0. (A constant wait is also what
@@ -96,13 +111,21 @@ func ExponentialRandomBackoff(initial time.Duration, multiplier, randomizationFa
 // nanosecond, so the first retry waits up to base, the second up to 2 × base, and so on. Waits
 // may be 0 (retry at once): spreading the retries of many callers over the whole range is the
 // point. base must be > 0 and max 0 (no cap) or at least base.
-func FullJitterBackoff(base, max time.Duration) (IntervalFunction, error) {
+//
+// The draws come from source, as the chaos package's Config.Source: a math/rand/v2 Source such
+// as rand.NewPCG(1, 2) makes the waits the same on every run with the same order of retries.
+// The returned function uses it under a mutex of its own, so it need not be safe for
+// concurrent use, but it must not be used elsewhere. nil means math/rand/v2's top-level
+// generator (randomly seeded, no lock), which RandomizedInterval and ExponentialRandomBackoff
+// always use.
+func FullJitterBackoff(base, max time.Duration, source rand.Source) (IntervalFunction, error) {
 	const fn = "FullJitterBackoff"
 	if err := checkJitterBackoff(fn, base, max); err != nil {
 		return nil, err
 	}
+	u := drawer(source)
 	return func(attempt int) time.Duration {
-		return within(capAt(exponential(base, 2, attempt), max), uniform())
+		return within(capAt(exponential(base, 2, attempt), max), u())
 	}, nil
 }
 
@@ -115,8 +138,9 @@ func FullJitterBackoff(base, max time.Duration) (IntervalFunction, error) {
 // the chain wait₁ … wait_attempt anew at every call and returns its last link: each wait has
 // the distribution the decorrelated chain has at that attempt, but the waits of one call are
 // independent draws rather than one chain. It costs one random draw per attempt so far; with a
-// very large MaxAttempts prefer FullJitterBackoff, which costs one.
-func DecorrelatedJitterBackoff(base, max time.Duration) (IntervalFunction, error) {
+// very large MaxAttempts prefer FullJitterBackoff, which costs one. The draws come from source,
+// as in FullJitterBackoff (nil: the top-level generator).
+func DecorrelatedJitterBackoff(base, max time.Duration, source rand.Source) (IntervalFunction, error) {
 	const fn = "DecorrelatedJitterBackoff"
 	if err := checkPositive(fn, "base", base); err != nil {
 		return nil, err
@@ -124,6 +148,7 @@ func DecorrelatedJitterBackoff(base, max time.Duration) (IntervalFunction, error
 	if max < base {
 		return nil, fmt.Errorf("retry: %s max must be >= base (%v), got %v", fn, base, max)
 	}
+	u := drawer(source)
 	return func(attempt int) time.Duration {
 		wait := base
 		for i := 0; i < attempt || i == 0; i++ {
@@ -131,7 +156,7 @@ func DecorrelatedJitterBackoff(base, max time.Duration) (IntervalFunction, error
 			if hi/3 != wait { // overflow
 				hi = math.MaxInt64
 			}
-			wait = capAt(base+within(hi-base, uniform()), max)
+			wait = capAt(base+within(hi-base, u()), max)
 		}
 		return wait
 	}, nil
@@ -141,8 +166,9 @@ func DecorrelatedJitterBackoff(base, max time.Duration) (IntervalFunction, error
 // drawn uniformly from [max(0, d − jitter), d + jitter], to the nanosecond and saturating at
 // the largest time.Duration, where Resilience4j's randomization factor (RandomizedInterval)
 // spreads in proportion to d. A negative d (stop retrying) is returned as it is. f must not be
-// nil and jitter must be > 0.
-func WithJitter(f IntervalFunction, jitter time.Duration) (IntervalFunction, error) {
+// nil and jitter must be > 0. The draws come from source, as in FullJitterBackoff (nil: the
+// top-level generator).
+func WithJitter(f IntervalFunction, jitter time.Duration, source rand.Source) (IntervalFunction, error) {
 	const fn = "WithJitter"
 	if f == nil {
 		return nil, fmt.Errorf("retry: %s f must not be nil", fn)
@@ -150,6 +176,7 @@ func WithJitter(f IntervalFunction, jitter time.Duration) (IntervalFunction, err
 	if err := checkPositive(fn, "jitter", jitter); err != nil {
 		return nil, err
 	}
+	u := drawer(source)
 	return func(attempt int) time.Duration {
 		d := f(attempt)
 		if d < 0 {
@@ -160,7 +187,7 @@ func WithJitter(f IntervalFunction, jitter time.Duration) (IntervalFunction, err
 		if hi < d { // overflow
 			hi = math.MaxInt64
 		}
-		return lo + within(hi-lo, uniform())
+		return lo + within(hi-lo, u())
 	}, nil
 }
 

@@ -3,6 +3,7 @@ package retry
 import (
 	"math"
 	"math/rand/v2"
+	"sync"
 	"testing"
 	"time"
 
@@ -10,14 +11,6 @@ import (
 	"github.com/stretchr/testify/require"
 	"pgregory.net/rapid"
 )
-
-// withSource draws U from a PCG source seeded with seed. Tests using it must not run in
-// parallel.
-func withSource(t testing.TB, seed uint64) {
-	prev := uniform
-	uniform = rand.New(rand.NewPCG(seed, seed)).Float64
-	t.Cleanup(func() { uniform = prev })
-}
 
 const msec = time.Millisecond
 
@@ -44,7 +37,7 @@ func TestFullJitterBackoffFormula(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			withUniform(t, tt.u)
-			f, err := FullJitterBackoff(tt.base, tt.max)
+			f, err := FullJitterBackoff(tt.base, tt.max, nil)
 			require.NoError(t, err)
 			got := make([]time.Duration, len(tt.attempts))
 			for i, a := range tt.attempts {
@@ -75,7 +68,7 @@ func TestDecorrelatedJitterBackoffFormula(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			withUniform(t, tt.u)
-			f, err := DecorrelatedJitterBackoff(10*msec, time.Second)
+			f, err := DecorrelatedJitterBackoff(10*msec, time.Second, nil)
 			require.NoError(t, err)
 			got := make([]time.Duration, len(tt.attempts))
 			for i, a := range tt.attempts {
@@ -88,7 +81,7 @@ func TestDecorrelatedJitterBackoffFormula(t *testing.T) {
 
 func TestDecorrelatedJitterBackoffLargestCap(t *testing.T) {
 	withUniform(t, almostOne)
-	f, err := DecorrelatedJitterBackoff(time.Hour, math.MaxInt64)
+	f, err := DecorrelatedJitterBackoff(time.Hour, math.MaxInt64, nil)
 	require.NoError(t, err)
 	// 1h × 3^k overflows past k = 14: the upper bound saturates at 2^63 − 1 instead of wrapping,
 	// and U just below 1 lands 2^10 short of it, as float64 holds it as 2^63.
@@ -118,7 +111,7 @@ func TestWithJitterFormula(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			withUniform(t, tt.u)
-			f, err := WithJitter(constant(tt.d), tt.jitter)
+			f, err := WithJitter(constant(tt.d), tt.jitter, nil)
 			require.NoError(t, err)
 			assert.Equal(t, tt.want, f(1))
 		})
@@ -129,26 +122,27 @@ func TestWithJitterPassesTheAttempt(t *testing.T) {
 	withUniform(t, 0.5)
 	backoff, err := ExponentialBackoff(100*msec, 2, 0)
 	require.NoError(t, err)
-	f, err := WithJitter(backoff, 10*msec)
+	f, err := WithJitter(backoff, 10*msec, nil)
 	require.NoError(t, err)
 	assert.Equal(t, []time.Duration{100 * msec, 200 * msec, 400 * msec}, []time.Duration{f(1), f(2), f(3)})
 }
 
-// TestJitterDeterministicUnderASeededSource: with the same seeded source, the same waits, equal
-// to the formulas applied to that source's numbers.
+// TestJitterDeterministicUnderASeededSource: given a PCG source with a fixed state, the waits
+// are the formulas applied to that source's numbers, and the same state gives the same waits.
 func TestJitterDeterministicUnderASeededSource(t *testing.T) {
-	draws := func(seed uint64, n int) []float64 {
-		r := rand.New(rand.NewPCG(seed, seed))
+	pcg := func() rand.Source { return rand.NewPCG(7, 7) }
+	draws := func(n int) []float64 {
+		r := rand.New(pcg())
 		us := make([]float64, n)
 		for i := range us {
 			us[i] = r.Float64()
 		}
 		return us
 	}
-	us := draws(7, 4)
+	us := draws(4)
+	withUniform(t, 0.5) // the top-level generator's stand-in, which no function below may use
 
-	withSource(t, 7)
-	full, err := FullJitterBackoff(100*msec, 0)
+	full, err := FullJitterBackoff(100*msec, 0, pcg())
 	require.NoError(t, err)
 	got := []time.Duration{full(1), full(2), full(3), full(4)}
 	want := make([]time.Duration, 4)
@@ -156,13 +150,11 @@ func TestJitterDeterministicUnderASeededSource(t *testing.T) {
 		want[i] = time.Duration(u * float64(100*msec<<i))
 	}
 	assert.Equal(t, want, got)
+	again, err := FullJitterBackoff(100*msec, 0, pcg())
+	require.NoError(t, err)
+	assert.Equal(t, got, []time.Duration{again(1), again(2), again(3), again(4)}, "the same state gives the same waits")
 
-	withSource(t, 7)
-	again := []time.Duration{full(1), full(2), full(3), full(4)}
-	assert.Equal(t, got, again, "the same seed gives the same waits")
-
-	withSource(t, 7)
-	dec, err := DecorrelatedJitterBackoff(10*msec, time.Second)
+	dec, err := DecorrelatedJitterBackoff(10*msec, time.Second, pcg())
 	require.NoError(t, err)
 	w := 10 * msec
 	for _, u := range us[:3] {
@@ -170,10 +162,35 @@ func TestJitterDeterministicUnderASeededSource(t *testing.T) {
 	}
 	assert.Equal(t, w, dec(3), "attempt 3 draws a chain of three")
 
-	withSource(t, 7)
-	jit, err := WithJitter(func(int) time.Duration { return time.Second }, 100*msec)
+	jit, err := WithJitter(func(int) time.Duration { return time.Second }, 100*msec, pcg())
 	require.NoError(t, err)
 	assert.Equal(t, 900*msec+time.Duration(us[0]*float64(200*msec)), jit(1))
+}
+
+// TestJitterSourceUnderConcurrentRetries: a source that is not safe for concurrent use is
+// drawn from under the function's mutex (the race detector checks it), and every draw is
+// used once: N concurrent waits are the first N numbers of the source, in some order.
+func TestJitterSourceUnderConcurrentRetries(t *testing.T) {
+	const n = 200
+	full, err := FullJitterBackoff(time.Second, 0, rand.NewPCG(3, 4))
+	require.NoError(t, err)
+	got := make(chan time.Duration, n)
+	var wg sync.WaitGroup
+	for range n {
+		wg.Go(func() { got <- full(1) })
+	}
+	wg.Wait()
+	close(got)
+	r := rand.New(rand.NewPCG(3, 4))
+	want := map[time.Duration]int{}
+	for range n {
+		want[time.Duration(r.Float64()*float64(time.Second))]++
+	}
+	seen := map[time.Duration]int{}
+	for w := range got {
+		seen[w]++
+	}
+	assert.Equal(t, want, seen)
 }
 
 func drawU(t *rapid.T, label string) float64 {
@@ -201,7 +218,7 @@ func TestPropertyFullJitterWithinCeiling(t *testing.T) {
 		if max > 0 && ceiling > max {
 			ceiling = max
 		}
-		f, err := FullJitterBackoff(base, max)
+		f, err := FullJitterBackoff(base, max, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -223,21 +240,18 @@ func TestPropertyFullJitterWithinCeiling(t *testing.T) {
 	})
 }
 
-// TestPropertyDecorrelatedJitterWithinBounds: under any seeded source every wait is in
+// TestPropertyDecorrelatedJitterWithinBounds: from any PCG state every wait is in
 // [base, max].
 func TestPropertyDecorrelatedJitterWithinBounds(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		base := time.Duration(rapid.Int64Range(1, int64(time.Hour)).Draw(t, "base"))
 		max := time.Duration(rapid.Int64Range(int64(base), math.MaxInt64).Draw(t, "max"))
 		attempt := rapid.IntRange(-2, 100).Draw(t, "attempt")
-		seed := rapid.Uint64().Draw(t, "seed")
-		f, err := DecorrelatedJitterBackoff(base, max)
+		state := rapid.Uint64().Draw(t, "state")
+		f, err := DecorrelatedJitterBackoff(base, max, rand.NewPCG(state, 0))
 		if err != nil {
 			t.Fatal(err)
 		}
-		prev := uniform
-		defer func() { uniform = prev }()
-		uniform = rand.New(rand.NewPCG(seed, 0)).Float64
 		if w := f(attempt); w < base || w > max {
 			t.Fatalf("wait %d outside [%d, %d]", w, base, max)
 		}
@@ -252,7 +266,7 @@ func TestPropertyWithJitterWithinRange(t *testing.T) {
 			rapid.Int64Range(math.MaxInt64-1<<20, math.MaxInt64)).Draw(t, "d"))
 		jitter := time.Duration(rapid.Int64Range(1, math.MaxInt64).Draw(t, "jitter"))
 		u := drawU(t, "u")
-		f, err := WithJitter(func(int) time.Duration { return d }, jitter)
+		f, err := WithJitter(func(int) time.Duration { return d }, jitter, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
