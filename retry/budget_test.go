@@ -400,3 +400,46 @@ func TestBudgetRatioKeptToAThousandth(t *testing.T) {
 		})
 	}
 }
+
+// TestBudgetHammer: 50 goroutines call a dependency that fails half the time through one
+// budget for 30s, crossing window slots concurrently (under -race). Every retry the budget
+// allowed is an attempt, every refusal ends a call, and over the run the retries stay within
+// Ratio × calls plus one reserve per window begun (the reserve refills as windows pass).
+func TestBudgetHammer(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		const goroutines, ratio, reserve = 50, 0.1, 2 * 2 // MinRetriesPerSecond 2 over 2s
+		b := newBudget(t, retry.BudgetConfig{Ratio: ratio, MinRetriesPerSecond: 2, Window: 2 * time.Second})
+		r := newRetry(t, retry.Config{MaxAttempts: 4, WaitDuration: 70 * ms, Budget: b})
+		var attempts, refused atomic.Int64
+		var wg sync.WaitGroup
+		for g := range goroutines {
+			wg.Go(func() {
+				n := g
+				for start := time.Now(); time.Since(start) < 30*time.Second; {
+					_, err := retry.Execute(context.Background(), r, func(context.Context) (int, error) {
+						attempts.Add(1)
+						n++
+						time.Sleep(ms * time.Duration(1+n%7))
+						if n%2 == 0 {
+							return 0, errGateway
+						}
+						return n, nil
+					})
+					if errors.Is(err, retry.ErrBudgetExhausted) {
+						refused.Add(1)
+					}
+				}
+			})
+		}
+		wg.Wait()
+		m := b.Metrics()
+		assert.Equal(t, m.NumberOfDeposits+m.NumberOfWithdrawals, attempts.Load())
+		assert.Equal(t, m.NumberOfRefusedRetries, refused.Load())
+		assert.Positive(t, m.NumberOfRefusedRetries, "the budget did refuse")
+		windows := int64(16) // 30s and the last calls' end, in 2s windows, begun
+		assert.LessOrEqual(t, float64(m.NumberOfWithdrawals), ratio*float64(m.NumberOfDeposits)+float64(reserve*windows))
+		assert.Equal(t, m.NumberOfDeposits, r.Metrics().NumberOfSuccessfulCallsWithoutRetryAttempt+
+			r.Metrics().NumberOfSuccessfulCallsWithRetryAttempt+r.Metrics().NumberOfFailedCallsWithRetryAttempt+
+			r.Metrics().NumberOfFailedCallsWithoutRetryAttempt)
+	})
+}
