@@ -1,0 +1,114 @@
+package adaptive_test
+
+import (
+	"context"
+	"slices"
+	"sync"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/levee-go/levee/adaptive"
+)
+
+// overloaded is a dependency that answers in 10 ms up to knee concurrent calls and slows down
+// linearly past it: 10 ms × inFlight / knee, inFlight counted as the call starts.
+type overloaded struct {
+	knee int
+	base time.Duration
+
+	mu        sync.Mutex
+	inFlight  int
+	from      time.Time // latencies of calls starting at or after from are kept
+	latencies []time.Duration
+}
+
+func (d *overloaded) call(context.Context) (int, error) {
+	d.mu.Lock()
+	d.inFlight++
+	n := d.inFlight
+	d.mu.Unlock()
+	latency := d.base
+	if n > d.knee {
+		latency = d.base * time.Duration(n) / time.Duration(d.knee)
+	}
+	start := time.Now()
+	time.Sleep(latency)
+	d.mu.Lock()
+	d.inFlight--
+	if !start.Before(d.from) {
+		d.latencies = append(d.latencies, latency)
+	}
+	d.mu.Unlock()
+	return n, nil
+}
+
+// simulation runs callers goroutines that call dep through l without pause for run, and
+// returns the limit seen every 100 ms after warmup and the dependency's latencies (calls
+// started after warmup), sorted.
+func simulate(t *testing.T, l *adaptive.Limiter, dep *overloaded, callers int, warmup, run time.Duration) (limits []int, latencies []time.Duration) {
+	start := time.Now()
+	dep.from = start.Add(warmup)
+	ctx, cancel := context.WithDeadline(context.Background(), start.Add(run))
+	defer cancel()
+	var wg sync.WaitGroup
+	for range callers {
+		wg.Go(func() {
+			for ctx.Err() == nil {
+				if _, err := adaptive.Execute(ctx, l, dep.call); err != nil && ctx.Err() == nil {
+					t.Errorf("unexpected error %v", err)
+					return
+				}
+			}
+		})
+	}
+	time.Sleep(warmup)
+	for time.Since(start) < run {
+		limits = append(limits, l.Metrics().Limit)
+		time.Sleep(100 * time.Millisecond)
+	}
+	wg.Wait()
+	slices.Sort(dep.latencies)
+	return limits, dep.latencies
+}
+
+func percentile(sorted []time.Duration, p float64) time.Duration {
+	return sorted[int(float64(len(sorted)-1)*p)]
+}
+
+func TestVegasSettlesAtTheKnee(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		l, err := adaptive.New("dependency", adaptive.Config{MaxQueued: 64, MaxWaitDuration: time.Hour})
+		require.NoError(t, err)
+		var changes []int
+		defer l.Subscribe(func(e adaptive.Event) {
+			if e.Type == adaptive.EventLimitChanged {
+				changes = append(changes, e.Limit)
+			}
+		})()
+		dep := &overloaded{knee: 8, base: 10 * time.Millisecond}
+		limits, latencies := simulate(t, l, dep, 64, 2*time.Second, 10*time.Second)
+		// Exact figures: the dependency answers in multiples of 1.25 ms, and every call starts
+		// at an instant of the fake clock, so the run repeats itself.
+		assert.Equal(t, []int{18, 17, 16, 14, 13, 12, 11, 10, 9}, changes[:9], "the descent from the initial 20")
+		assert.Len(t, limits, 80)
+		for _, n := range limits {
+			assert.GreaterOrEqual(t, n, 6, "below 8 − 25 %%: %v", limits)
+			assert.LessOrEqual(t, n, 10, "above 8 + 25 %%: %v", limits)
+		}
+		sorted := slices.Sorted(slices.Values(limits))
+		assert.Equal(t, 9, sorted[len(sorted)/2], "median limit")
+		assert.Equal(t, 11250*time.Microsecond, percentile(latencies, 0.5), "p50 latency: 9 in flight")
+		assert.LessOrEqual(t, percentile(latencies, 0.99), 12500*time.Microsecond, "p99 latency: at most 10 in flight")
+		assert.Less(t, percentile(latencies, 0.99), 2*dep.base, "p99 within 2× the unloaded latency")
+		assert.Equal(t, 10*time.Millisecond, l.Metrics().NoLoadLatency)
+		assert.Zero(t, l.Metrics().InFlight)
+		assert.Zero(t, l.Metrics().Queued)
+		assert.Zero(t, l.Metrics().Dropped)
+		// Without the limiter the 64 callers would all be in flight: 80 ms per call.
+		assert.Greater(t, len(latencies), 6000, "8 s at 9 calls per 11.25 ms is 6400 calls")
+	})
+}
