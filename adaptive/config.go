@@ -51,15 +51,24 @@ func (a Algorithm) String() string {
 // (VegasLimit's initial limit 20 and maximum 1000, AIMDLimit's backoff ratio 0.9 and timeout
 // 5 s); Alpha and Beta are levee's, see Vegas.
 const (
-	DefaultInitialLimit            = 20
-	DefaultMinLimit                = 1
-	DefaultMaxLimit                = 1000
-	DefaultAlpha           float64 = 1
-	DefaultBeta            float64 = 2
-	DefaultBackoffRatio    float64 = 0.9
-	DefaultTimeout                 = 5 * time.Second
-	DefaultMaxWaitDuration         = time.Second
-	MaxLimitLimit                  = 1 << 20 // the largest MaxLimit New accepts
+	// DefaultInitialLimit is the limit before any call was measured.
+	DefaultInitialLimit = 20
+	// DefaultMinLimit is the lowest the limit goes.
+	DefaultMinLimit = 1
+	// DefaultMaxLimit is the highest the limit goes.
+	DefaultMaxLimit = 1000
+	// DefaultAlpha is Vegas's lower bound on the queued calls, in max(1, log10(limit)) calls.
+	DefaultAlpha float64 = 1
+	// DefaultBeta is Vegas's upper bound on the queued calls, in max(1, log10(limit)) calls.
+	DefaultBeta float64 = 2
+	// DefaultBackoffRatio is what AIMD multiplies the limit by on a drop.
+	DefaultBackoffRatio float64 = 0.9
+	// DefaultTimeout is the latency above which AIMD treats a call as dropped.
+	DefaultTimeout = 5 * time.Second
+	// DefaultMaxWaitDuration is how long a queued caller waits for a permit.
+	DefaultMaxWaitDuration = time.Second
+	// MaxLimitLimit is the largest MaxLimit New accepts.
+	MaxLimitLimit = 1 << 20
 )
 
 // Config configures a Limiter. The zero value of each field means its default; DefaultConfig
