@@ -112,3 +112,19 @@ func TestVegasSettlesAtTheKnee(t *testing.T) {
 		assert.Greater(t, len(latencies), 6000, "8 s at 9 calls per 11.25 ms is 6400 calls")
 	})
 }
+
+// The same load through a fixed limit of 64, that is without a limiter: every call queues at
+// the dependency, which answers in 80 ms, 8× its unloaded latency.
+func TestWithoutAdaptationTheDependencyQueues(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		l, err := adaptive.New("dependency", adaptive.Config{InitialLimit: 64, MinLimit: 64, MaxLimit: 64})
+		require.NoError(t, err)
+		dep := &overloaded{knee: 8, base: 10 * time.Millisecond}
+		limits, latencies := simulate(t, l, dep, 64, 2*time.Second, 10*time.Second)
+		assert.Equal(t, 64, slices.Min(limits))
+		assert.Equal(t, 80*time.Millisecond, percentile(latencies, 0.5))
+		assert.Equal(t, 80*time.Millisecond, percentile(latencies, 0.99))
+		// 8 s at 64 calls per 80 ms is 6400 calls: the limit of 9 loses no throughput.
+		assert.InDelta(t, 6400, len(latencies), 64)
+	})
+}
