@@ -29,11 +29,11 @@ type overloaded struct {
 func (d *overloaded) call(context.Context) (int, error) {
 	d.mu.Lock()
 	d.inFlight++
-	n := d.inFlight
+	n, knee := d.inFlight, d.knee
 	d.mu.Unlock()
 	latency := d.base
-	if n > d.knee {
-		latency = d.base * time.Duration(n) / time.Duration(d.knee)
+	if n > knee {
+		latency = d.base * time.Duration(n) / time.Duration(knee)
 	}
 	start := time.Now()
 	time.Sleep(latency)
@@ -126,5 +126,38 @@ func TestWithoutAdaptationTheDependencyQueues(t *testing.T) {
 		assert.Equal(t, 80*time.Millisecond, percentile(latencies, 0.99))
 		// 8 s at 64 calls per 80 ms is 6400 calls: the limit of 9 loses no throughput.
 		assert.InDelta(t, 6400, len(latencies), 64)
+	})
+}
+
+// The limit follows the dependency's capacity both ways: up when it scales out to 16
+// concurrent calls, down again when it falls back to 8.
+func TestVegasFollowsTheCapacity(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		l, err := adaptive.New("dependency", adaptive.Config{MaxQueued: 64, MaxWaitDuration: time.Hour})
+		require.NoError(t, err)
+		dep := &overloaded{knee: 8, base: 10 * time.Millisecond}
+		setKnee := func(n int) {
+			dep.mu.Lock()
+			dep.knee = n
+			dep.mu.Unlock()
+		}
+		var at []int
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			time.Sleep(2 * time.Second)
+			at = append(at, l.Metrics().Limit)
+			setKnee(16)
+			time.Sleep(2 * time.Second)
+			at = append(at, l.Metrics().Limit)
+			setKnee(8)
+			time.Sleep(2 * time.Second)
+			at = append(at, l.Metrics().Limit)
+		}()
+		simulate(t, l, dep, 64, 0, 6*time.Second+time.Millisecond)
+		<-done
+		// At 16: 18 calls queue 18 × 1.25 / 11.25 = 2 at the dependency, within Alpha and Beta
+		// times log10(18) = 1.26 and 2.51.
+		assert.Equal(t, []int{9, 18, 9}, at)
 	})
 }
