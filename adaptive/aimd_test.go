@@ -75,37 +75,42 @@ func TestAIMD(t *testing.T) {
 	})
 }
 
-// Vegas grows while no call queues at the dependency, holds between Alpha and Beta queued
-// calls, shrinks beyond, and shrinks on a drop.
+// Vegas averages a window of limit calls taken under the current limit, then grows while no
+// call queues at the dependency, holds between Alpha and Beta queued calls, shrinks beyond,
+// and shrinks at once on a drop.
 func TestVegasSteps(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		l, err := adaptive.New("vegas", adaptive.Config{InitialLimit: 4})
 		require.NoError(t, err)
-		run := func(latency time.Duration, n int) {
+		// run takes n permits, waits for each latency in turn, ends the permits in order.
+		run := func(n int, latencies ...time.Duration) {
 			ps := make([]adaptive.Permit, n)
 			for i := range ps {
 				ps[i] = acquire(t, l)
 			}
-			time.Sleep(latency)
-			ps[n-1].OnSuccess() // the last one taken saw n in flight
-			for _, p := range ps[:n-1] {
-				p.OnIgnore()
+			for i, d := range latencies {
+				time.Sleep(d)
+				ps[i].OnSuccess()
 			}
 		}
-		run(10*time.Millisecond, 1) // 1 in flight of 4: the caller is the bottleneck
+		ms := func(f float64) time.Duration { return time.Duration(f * float64(time.Millisecond)) }
+		for range 4 {
+			run(1, ms(10)) // 1 in flight of 4: the caller is the bottleneck
+		}
 		assert.Equal(t, 4, l.Metrics().Limit)
 		assert.Equal(t, 10*time.Millisecond, l.Metrics().NoLoadLatency)
-		run(10*time.Millisecond, 4) // queue 0 < 1: grow
+		run(4, ms(10), 0, 0, 0) // 10 ms each, 4 in flight: queue 0 < 1, grow
 		assert.Equal(t, 5, l.Metrics().Limit)
-		run(12500*time.Microsecond, 5) // queue 5 × 2.5/12.5 = 1: hold
+		run(5, ms(10), ms(5), 0, 0, 0) // 10, 15, 15, 15, 15 ms: average 14, queue 5 × 4/14 = 1.43, hold
 		assert.Equal(t, 5, l.Metrics().Limit)
-		run(15*time.Millisecond, 5) // queue 5 × 5/15 = 1.67: hold
-		assert.Equal(t, 5, l.Metrics().Limit)
-		run(20*time.Millisecond, 5) // queue 5 × 10/20 = 2.5 > 2: shrink
+		run(5, ms(20), 0, 0, 0, 0) // 20 ms: queue 5 × 10/20 = 2.5 > 2, shrink
 		assert.Equal(t, 4, l.Metrics().Limit)
+		run(4, ms(10), ms(2.5), 0, 0) // 10 and 3 × 12.5 ms: average 11.875, queue 4 × 1.875/11.875 = 0.63, grow
+		assert.Equal(t, 5, l.Metrics().Limit)
 		p := acquire(t, l)
-		p.OnDropped()
-		assert.Equal(t, 3, l.Metrics().Limit)
+		p.OnDropped() // at once
+		assert.Equal(t, 4, l.Metrics().Limit)
 		assert.Equal(t, uint64(1), l.Metrics().Dropped)
+		assert.Zero(t, l.Metrics().InFlight)
 	})
 }

@@ -25,9 +25,10 @@ const (
 	//	queue > Beta × lg:     limit − lg
 	//	otherwise:             unchanged
 	//
-	// With the defaults Alpha = 1 and Beta = 2 (Netflix uses 3 and 6) the limit settles one or
-	// two calls above the concurrency at which the dependency's latency starts to rise. It is
-	// the default.
+	// latency is the average over a window of limit calls taken under the current limit (a
+	// drop acts at once). With the defaults Alpha = 1 and Beta = 2 (Netflix uses 3 and 6) the
+	// limit settles one or two calls above the concurrency at which the dependency's latency
+	// starts to rise. It is the default.
 	Vegas Algorithm = iota
 	// AIMD is additive increase, multiplicative decrease, as Netflix's AIMDLimit and TCP Reno's
 	// congestion window: a dropped call, or one slower than Config.Timeout, multiplies the limit

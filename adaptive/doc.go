@@ -37,10 +37,12 @@
 //
 // # Differences from Netflix's concurrency-limits
 //
-//   - A measured call moves the limit only if it started under the current limit. Netflix
-//     applies every sample as it comes, or averages samples over a time window
-//     (WindowedLimit); levee ignores the samples taken under an older limit, so the limit
-//     moves at most about once per round trip and reacts to latencies it caused itself.
+//   - A measured call counts only if it started under the current limit, and Vegas averages
+//     a window of limit such calls before it moves the limit. Netflix applies every sample as
+//     it comes, or averages samples over a time window (WindowedLimit); levee ignores the
+//     samples taken under an older limit, so the limit moves at most about once per round
+//     trip and reacts to latencies it caused itself. In the scenario above this keeps the
+//     limit at 9 or 10, where sample-by-sample updates overshoot to 11 now and then.
 //   - Vegas's thresholds default to Alpha = 1 and Beta = 2 (times max(1, log10(limit))),
 //     where Netflix uses 3 and 6: the limit settles within two calls of the concurrency at
 //     which latency starts to rise, not six. Netflix's separate "no queue at all" step

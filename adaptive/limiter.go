@@ -29,10 +29,15 @@ type Limiter struct {
 	queued   int
 	// round counts the changes of limit. A permit remembers the round it was taken in, and only
 	// a call taken in the current round moves the limit: a latency measured under an older
-	// limit says nothing about the current one, and acting on it would overshoot (Netflix
-	// averages samples over a time window instead).
-	round     uint64
-	noLoad    time.Duration // the lowest latency measured, 0 before the first
+	// limit says nothing about the current one, and acting on it would overshoot.
+	round uint64
+	// Vegas averages the latencies of a window of limit calls of the current round (about one
+	// round trip's worth) before it moves the limit, so that one call that happened to find the
+	// dependency less busy than the others does not move it.
+	windowSum      time.Duration
+	windowCalls    int
+	windowInFlight int           // the most calls in flight any call of the window started with
+	noLoad         time.Duration // the lowest latency measured, 0 before the first
 	permitted uint64
 	rejected  uint64
 	dropped   uint64
@@ -99,6 +104,17 @@ func (l *Limiter) finishLocked(kind sampleKind, started time.Time, round uint64,
 	if round != l.round {
 		return -1
 	}
+	if l.cfg.Algorithm == Vegas && kind == sampleSuccess {
+		l.windowSum += latency
+		l.windowCalls++
+		l.windowInFlight = max(l.windowInFlight, inFlight)
+		if l.windowCalls < l.limit {
+			return -1
+		}
+		latency = l.windowSum / time.Duration(l.windowCalls)
+		inFlight = l.windowInFlight
+	}
+	l.windowSum, l.windowCalls, l.windowInFlight = 0, 0, 0
 	next := l.next(kind, latency, inFlight)
 	next = math.Max(float64(l.cfg.MinLimit), math.Min(float64(l.cfg.MaxLimit), next))
 	l.estimate = next
