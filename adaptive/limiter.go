@@ -38,9 +38,9 @@ type Limiter struct {
 	windowCalls    int
 	windowInFlight int           // the most calls in flight any call of the window started with
 	noLoad         time.Duration // the lowest latency measured, 0 before the first
-	permitted uint64
-	rejected  uint64
-	dropped   uint64
+	permitted      uint64
+	rejected       uint64
+	dropped        uint64
 }
 
 // New returns a limiter named name (the name appears in errors, events and metrics) with the
