@@ -4,10 +4,13 @@ go 1.25.0
 
 require (
 	github.com/levee-go/levee v0.1.0
+	github.com/stretchr/testify v1.12.1
+	go.uber.org/goleak v1.3.0
 	google.golang.org/grpc v1.84.0
 )
 
 require (
+	go.yaml.in/yaml/v3 v3.0.5 // indirect
 	golang.org/x/net v0.57.0 // indirect
 	golang.org/x/sys v0.47.0 // indirect
 	golang.org/x/text v0.40.0 // indirect
