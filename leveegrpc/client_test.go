@@ -226,7 +226,9 @@ func TestUnaryLeveeErrorsMapToStatus(t *testing.T) {
 		is   error
 	}{
 		{"panic", func(context.Context, func(context.Context) (struct{}, error)) (struct{}, error) { panic(boom) }, codes.Internal, boom},
-		{"plain error", func(context.Context, func(context.Context) (struct{}, error)) (struct{}, error) { return struct{}{}, boom }, codes.Unknown, boom},
+		{"plain error", func(context.Context, func(context.Context) (struct{}, error)) (struct{}, error) {
+			return struct{}{}, boom
+		}, codes.Unknown, boom},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
