@@ -73,13 +73,13 @@ type Server struct {
 
 // NewServer validates cfg and returns the Server that guards handlers with its patterns. An
 // invalid field is refused with an error naming it:
-// "leveegrpc: BulkheadPushback must be >= 0 or NoPushback, got -2ns".
+// "leveegrpc: BulkheadPushback must be >= 0 (or NoPushback for none), got -2ns".
 func NewServer(cfg ServerConfig) (*Server, error) {
 	switch {
 	case cfg.BulkheadPushback == 0:
 		cfg.BulkheadPushback = DefaultBulkheadPushback
 	case cfg.BulkheadPushback < 0 && cfg.BulkheadPushback != NoPushback:
-		return nil, fmt.Errorf("leveegrpc: BulkheadPushback must be >= 0 or NoPushback, got %v", cfg.BulkheadPushback)
+		return nil, fmt.Errorf("leveegrpc: BulkheadPushback must be >= 0 (or NoPushback for none), got %v", cfg.BulkheadPushback)
 	}
 	s := &Server{cfg: cfg}
 	s.unary = levee.Compose[any]().WithBulkhead(cfg.Bulkhead)

@@ -290,5 +290,5 @@ func TestServerStreamPanicReleasesThePermit(t *testing.T) {
 func TestNewServerRefusesANegativePushback(t *testing.T) {
 	s, err := leveegrpc.NewServer(leveegrpc.ServerConfig{BulkheadPushback: -2})
 	assert.Nil(t, s)
-	assert.EqualError(t, err, "leveegrpc: BulkheadPushback must be >= 0 or NoPushback, got -2ns")
+	assert.EqualError(t, err, "leveegrpc: BulkheadPushback must be >= 0 (or NoPushback for none), got -2ns")
 }
