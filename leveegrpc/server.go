@@ -96,14 +96,21 @@ func NewServer(cfg ServerConfig) (*Server, error) {
 // UnaryServerInterceptor returns the interceptor that runs each unary handler through the
 // Server's patterns. A refusal, a time limit or a panic ends the call with the status the
 // ServerConfig's fields name (RESOURCE_EXHAUSTED with pushback, DEADLINE_EXCEEDED, INTERNAL);
-// a panic releases the bulkhead permit like any other end. The handler's own errors reach the
-// client unchanged; a handler that fails by its client's cancellation ends with CANCELLED
-// (or DEADLINE_EXCEEDED for the client's deadline) when its error carries no status.
+// a panic releases the bulkhead permit like any other end. The handler's own errors that carry
+// a status reach the client unchanged. One without a status is mapped: the client's
+// cancellation is CANCELLED (DEADLINE_EXCEEDED for its deadline), and levee's errors from the
+// dependencies the handler guards are mapped as the client interceptors map them (an open
+// breaker UNAVAILABLE, a full bulkhead or refused rate limit RESOURCE_EXHAUSTED without
+// pushback, a timeout DEADLINE_EXCEEDED); gRPC makes any other UNKNOWN.
 func (s *Server) UnaryServerInterceptor() grpc.UnaryServerInterceptor {
 	return func(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
-		resp, err := s.unary.Execute(ctx, func(ctx context.Context) (any, error) { return handler(ctx, req) })
+		ran := false
+		resp, err := s.unary.Execute(ctx, func(ctx context.Context) (any, error) {
+			ran = true
+			return handler(ctx, req)
+		})
 		if err != nil {
-			return nil, s.serverError(ctx, info.FullMethod, err, func(md metadata.MD) { _ = grpc.SetTrailer(ctx, md) })
+			return nil, s.serverError(ctx, info.FullMethod, err, ran, func(md metadata.MD) { _ = grpc.SetTrailer(ctx, md) })
 		}
 		return resp, nil
 	}
@@ -115,14 +122,16 @@ func (s *Server) UnaryServerInterceptor() grpc.UnaryServerInterceptor {
 // deadline of its stream's Context.
 func (s *Server) StreamServerInterceptor() grpc.StreamServerInterceptor {
 	return func(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, handler grpc.StreamHandler) error {
+		ran := false
 		_, err := s.stream.Execute(ss.Context(), func(ctx context.Context) (struct{}, error) {
+			ran = true
 			if ctx == ss.Context() {
 				return struct{}{}, handler(srv, ss)
 			}
 			return struct{}{}, handler(srv, &limitedStream{ServerStream: ss, ctx: ctx})
 		})
 		if err != nil {
-			return s.serverError(ss.Context(), info.FullMethod, err, ss.SetTrailer)
+			return s.serverError(ss.Context(), info.FullMethod, err, ran, ss.SetTrailer)
 		}
 		return nil
 	}
@@ -138,8 +147,10 @@ type limitedStream struct {
 func (s *limitedStream) Context() context.Context { return s.ctx }
 
 // serverError maps the error a server pipeline returned to the status the client receives,
-// setting the pushback trailer with setTrailer for a refusal.
-func (s *Server) serverError(ctx context.Context, method string, err error, setTrailer func(metadata.MD)) error {
+// setting the pushback trailer with setTrailer for a refusal. ran tells whether the handler
+// was called: a levee rejection is the Server's own only when it was not (a handler may
+// return one from a dependency it guards, which carries no pushback of the Server's).
+func (s *Server) serverError(ctx context.Context, method string, err error, ran bool, setTrailer func(metadata.MD)) error {
 	var perr *levee.PanicError
 	switch {
 	case errors.As(err, &perr):
@@ -147,12 +158,12 @@ func (s *Server) serverError(ctx context.Context, method string, err error, setT
 			s.cfg.Logger.Error("leveegrpc: handler panicked", "method", method, "panic", fmt.Sprint(perr.Value), "stack", string(perr.Stack))
 		}
 		return status.Error(codes.Internal, "leveegrpc: the handler panicked")
-	case errors.Is(err, bulkhead.ErrBulkheadFull):
+	case !ran && errors.Is(err, bulkhead.ErrBulkheadFull):
 		if s.cfg.BulkheadPushback >= 0 {
 			setTrailer(pushbackMD(s.cfg.BulkheadPushback))
 		}
 		return withStatus(codes.ResourceExhausted, err)
-	case errors.Is(err, ratelimiter.ErrRequestNotPermitted):
+	case !ran && errors.Is(err, ratelimiter.ErrRequestNotPermitted):
 		setTrailer(pushbackMD(s.cfg.RateLimiter.Metrics().NanosToWait))
 		return withStatus(codes.ResourceExhausted, err)
 	case errors.Is(err, timelimiter.ErrTimeout):
@@ -161,6 +172,9 @@ func (s *Server) serverError(ctx context.Context, method string, err error, setT
 		return err
 	case ctx.Err() != nil && errors.Is(err, ctx.Err()):
 		return withStatus(status.FromContextError(ctx.Err()).Code(), err)
+	}
+	if c := levelCode(err); c != codes.Unknown {
+		return withStatus(c, err)
 	}
 	return err
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/levee-go/levee"
 	"github.com/levee-go/levee/bulkhead"
+	"github.com/levee-go/levee/circuitbreaker"
 	"github.com/levee-go/levee/leveegrpc"
 	"github.com/levee-go/levee/ratelimiter"
 	"github.com/levee-go/levee/timelimiter"
@@ -291,4 +292,30 @@ func TestNewServerRefusesANegativePushback(t *testing.T) {
 	s, err := leveegrpc.NewServer(leveegrpc.ServerConfig{BulkheadPushback: -2})
 	assert.Nil(t, s)
 	assert.EqualError(t, err, "leveegrpc: BulkheadPushback must be >= 0 (or NoPushback for none), got -2ns")
+}
+
+func TestServerMapsTheHandlersLeveeErrorsWithoutPushback(t *testing.T) {
+	downstream := levee.Must(bulkhead.New("downstream", bulkhead.Config{MaxConcurrentCalls: bulkhead.NoConcurrentCalls}))
+	_, full := bulkhead.Execute(t.Context(), downstream, func(context.Context) (int, error) { return 1, nil })
+	require.ErrorIs(t, full, bulkhead.ErrBulkheadFull)
+	own := levee.Must(bulkhead.New("server", bulkhead.Config{MaxConcurrentCalls: 1}))
+	s, err := leveegrpc.NewServer(leveegrpc.ServerConfig{Bulkhead: own})
+	require.NoError(t, err)
+
+	for _, c := range []struct {
+		err  error
+		code codes.Code
+	}{
+		{full, codes.ResourceExhausted},
+		{circuitbreaker.ErrCallNotPermitted, codes.Unavailable},
+		{errors.New("plain"), codes.Unknown},
+	} {
+		ts := &transportStream{}
+		ctx := grpc.NewContextWithServerTransportStream(t.Context(), ts)
+		_, err := s.UnaryServerInterceptor()(ctx, nil, unaryInfo, func(context.Context, any) (any, error) { return nil, c.err })
+		assert.Equal(t, c.code, status.Code(err), c.err.Error())
+		assert.ErrorIs(t, err, c.err)
+		assert.Equal(t, metadata.MD(nil), ts.trailer, "no pushback of the server's own")
+	}
+	assert.Equal(t, 1, own.Metrics().AvailableConcurrentCalls)
 }
