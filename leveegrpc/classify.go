@@ -8,6 +8,7 @@ import (
 
 	"github.com/levee-go/levee/circuitbreaker"
 	"github.com/levee-go/levee/retry"
+	"github.com/levee-go/levee/timelimiter"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
@@ -29,17 +30,13 @@ var failureCodes = [...]codes.Code{
 	codes.Unavailable, codes.DataLoss,
 }
 
-// Code returns the gRPC status code of err as status.Code does, looking through wrappers
-// (errors.As): codes.OK for nil, codes.Unknown for an error that carries no status.
-func Code(err error) codes.Code {
-	return status.Code(err)
-}
-
 // IsRetryable reports whether a call that failed with err should be retried by default: its
 // status code is UNAVAILABLE or RESOURCE_EXHAUSTED, and the server did not ask, by pushback
 // metadata that is negative or not a number, not to retry (gRPC's retry policy, A6). Every
 // other code (INVALID_ARGUMENT, NOT_FOUND, DEADLINE_EXCEEDED, INTERNAL, ...) and nil are not.
 // It is the RetryOnErrorPredicate RetryConfig installs.
+//
+// The code of an error, here and in IsFailure, RecordCodes and RetryCodes, is Code's.
 func IsRetryable(err error) bool {
 	if err == nil {
 		return false
@@ -47,7 +44,7 @@ func IsRetryable(err error) bool {
 	if d, ok := Pushback(err); ok && d < 0 {
 		return false
 	}
-	c := status.Code(err)
+	c := Code(err)
 	for _, r := range retryableCodes {
 		if c == r {
 			return true
@@ -67,7 +64,7 @@ func IsFailure(err error) bool {
 	if err == nil {
 		return false
 	}
-	c := status.Code(err)
+	c := Code(err)
 	for _, f := range failureCodes {
 		if c == f {
 			return true
@@ -77,20 +74,19 @@ func IsFailure(err error) bool {
 }
 
 // RecordCodes returns a predicate for circuitbreaker.Config's RecordErrorPredicate or
-// IgnoreErrorPredicate that reports whether an error's status code (Code) is one of cs. The
-// codes are copied. RecordCodes() matches nothing.
+// IgnoreErrorPredicate that reports whether an error's code (see IsRetryable) is one of cs. The codes are copied. RecordCodes() matches nothing.
 func RecordCodes(cs ...codes.Code) func(error) bool {
 	set := codeSet(cs)
-	return func(err error) bool { return err != nil && set.has(status.Code(err)) }
+	return func(err error) bool { return err != nil && set.has(Code(err)) }
 }
 
-// RetryCodes returns a predicate for retry.Config's RetryOnErrorPredicate that reports whether
-// an error's status code (Code) is one of cs, unless the server's pushback asked not to retry
-// (see IsRetryable). The codes are copied. RetryCodes() matches nothing.
+// RetryCodes returns a predicate for retry.Config's RetryOnErrorPredicate that reports
+// whether an error's code (see IsRetryable) is one of cs, unless the server's pushback
+// asked not to retry (see IsRetryable). The codes are copied. RetryCodes() matches nothing.
 func RetryCodes(cs ...codes.Code) func(error) bool {
 	set := codeSet(cs)
 	return func(err error) bool {
-		if err == nil || !set.has(status.Code(err)) {
+		if err == nil || !set.has(Code(err)) {
 			return false
 		}
 		d, ok := Pushback(err)
@@ -235,3 +231,22 @@ func CircuitBreakerConfig(cfg circuitbreaker.Config) circuitbreaker.Config {
 }
 
 func isNotFailure(err error) bool { return !IsFailure(err) }
+
+// Code returns the gRPC code of err that IsRetryable, IsFailure, RecordCodes and RetryCodes
+// classify, and that the client interceptors give the caller: codes.OK for nil,
+// DEADLINE_EXCEEDED for a levee time limiter's timeout (which, depending on whether the
+// attempt's own DEADLINE_EXCEEDED had arrived when the limiter woke, may carry no status),
+// else the status status.Code finds through wrappers, else the code levee's error is mapped to
+// (an open breaker UNAVAILABLE, a full bulkhead or refused rate limit RESOURCE_EXHAUSTED, a
+// panic INTERNAL, a context error its own code), else UNKNOWN.
+func Code(err error) codes.Code {
+	switch {
+	case err == nil:
+		return codes.OK
+	case errors.Is(err, timelimiter.ErrTimeout):
+		return codes.DeadlineExceeded
+	case hasStatus(err):
+		return status.Code(err)
+	}
+	return levelCode(err)
+}

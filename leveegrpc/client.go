@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"sync"
+	"time"
 
 	"github.com/levee-go/levee"
 	"github.com/levee-go/levee/circuitbreaker"
@@ -42,7 +43,9 @@ import (
 // cancellation; with the time limiter's DisableCancelRunningFuture it runs to its end). A
 // fallback in p that answers a failure makes the call succeed with the reply as it stands.
 // Leave gRPC's own retry policy (service config) off when p retries, or the two multiply.
-// A nil p guards nothing but still maps errors as above.
+// A nil p guards nothing but still maps errors as above. Each call allocates a little besides
+// what gRPC allocates (the attempt's function and its trailer option); a refusal by p
+// allocates the status it is mapped to.
 func UnaryClientInterceptor(p *levee.Pipeline[struct{}]) grpc.UnaryClientInterceptor {
 	return func(ctx context.Context, method string, req, reply any, cc *grpc.ClientConn, invoker grpc.UnaryInvoker, opts ...grpc.CallOption) error {
 		var mu sync.Mutex
@@ -68,10 +71,14 @@ func attemptError(actx context.Context, err error, trailer metadata.MD) error {
 	}
 	se := &statusError{err: err}
 	se.pushback, se.hasPushback = parsePushback(trailer)
-	if cerr := actx.Err(); cerr != nil {
-		if c := status.Code(err); c == codes.Canceled || c == codes.DeadlineExceeded {
-			se.ctx = cerr
-		}
+	switch c := status.Code(err); {
+	case c != codes.Canceled && c != codes.DeadlineExceeded:
+	case actx.Err() != nil:
+		se.ctx = actx.Err()
+	case c == codes.DeadlineExceeded && deadlinePassed(actx):
+		// The server's answer to the same deadline, or gRPC's own timer, came before the
+		// context's timer had fired: the deadline is the context's all the same.
+		se.ctx = context.DeadlineExceeded
 	}
 	if !se.hasPushback && se.ctx == nil {
 		return err
@@ -194,4 +201,10 @@ func (s *recordedStream) SendMsg(m any) error {
 		s.finish(err)
 	}
 	return err
+}
+
+// deadlinePassed reports whether ctx has a deadline that is not in the future.
+func deadlinePassed(ctx context.Context) bool {
+	d, ok := ctx.Deadline()
+	return ok && !time.Now().Before(d)
 }

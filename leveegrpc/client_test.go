@@ -11,6 +11,7 @@ import (
 	"github.com/levee-go/levee/circuitbreaker"
 	"github.com/levee-go/levee/leveegrpc"
 	"github.com/levee-go/levee/retry"
+	"github.com/levee-go/levee/timelimiter"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"google.golang.org/grpc"
@@ -240,4 +241,67 @@ func TestUnaryLeveeErrorsMapToStatus(t *testing.T) {
 		})
 	}
 	assert.Equal(t, int64(0), svc.calls.Load())
+}
+
+func TestUnaryTimeLimitedAttemptsDoNotOverlap(t *testing.T) {
+	// The first call ends only when the test does: the client's time limit alone ends the
+	// attempt, never the server's answer to the same deadline.
+	release := make(chan struct{})
+	svc := &service{unary: func(ctx context.Context, n int) error {
+		if n == 1 {
+			<-release
+		}
+		return nil
+	}}
+	// Generous, so that the second attempt has time to succeed on a loaded machine.
+	tl := levee.Must(timelimiter.New("svc", timelimiter.Config{TimeoutDuration: 250 * time.Millisecond}))
+	r := levee.Must(retry.New("svc", leveegrpc.RetryConfig(retry.Config{
+		MaxAttempts: 2, WaitDuration: retry.NoWait, RetryOnErrorPredicate: leveegrpc.RetryCodes(codes.DeadlineExceeded),
+	})))
+	var retried []error
+	r.Subscribe(func(e retry.Event) {
+		if e.Type == retry.EventRetry {
+			retried = append(retried, e.LastErr)
+		}
+	})
+	p := levee.DefaultPipeline[struct{}](levee.Patterns{Retry: r, TimeLimiter: tl}, nil)
+	client := serve(t, svc, nil, grpc.WithUnaryInterceptor(leveegrpc.UnaryClientInterceptor(p)))
+	t.Cleanup(func() { close(release) }) // before the server stops
+
+	resp, err := client.UnaryCall(ctxT(t), &testpb.SimpleRequest{})
+	require.NoError(t, err)
+	assert.Equal(t, []byte{2}, resp.GetPayload().GetBody())
+	assert.Equal(t, int64(2), svc.calls.Load())
+	require.Len(t, retried, 1)
+	assert.Equal(t, codes.DeadlineExceeded, leveegrpc.Code(retried[0]))
+	assert.ErrorIs(t, retried[0], context.DeadlineExceeded)
+	assert.Equal(t, retry.Metrics{NumberOfSuccessfulCallsWithRetryAttempt: 1, NumberOfTotalCalls: 2}, r.Metrics())
+}
+
+func TestUnaryTimeLimitIsDeadlineExceeded(t *testing.T) {
+	release := make(chan struct{})
+	svc := &service{unary: func(context.Context, int) error {
+		<-release
+		return nil
+	}}
+	tl := levee.Must(timelimiter.New("svc", timelimiter.Config{TimeoutDuration: 20 * time.Millisecond}))
+	p := levee.Compose[struct{}]().WithTimeLimiter(tl)
+	client := serve(t, svc, nil, grpc.WithUnaryInterceptor(leveegrpc.UnaryClientInterceptor(p)))
+	t.Cleanup(func() { close(release) }) // before the server stops
+
+	for range 5 {
+		_, err := client.UnaryCall(ctxT(t), &testpb.SimpleRequest{})
+		assert.Equal(t, codes.DeadlineExceeded, status.Code(err))
+		// A *timelimiter.TimeoutError when the limiter woke first, the attempt's own
+		// DEADLINE_EXCEEDED when gRPC's answer to the same deadline came first: the caller
+		// cannot tell them apart, and neither can the classification.
+		assert.ErrorIs(t, err, context.DeadlineExceeded)
+		assert.True(t, leveegrpc.IsFailure(err))
+		assert.False(t, leveegrpc.IsRetryable(err))
+	}
+	// Whether each request reached the server before its deadline depends on the machine's
+	// load; the limiter saw all five.
+	m := tl.Metrics()
+	assert.Equal(t, int64(5), m.NumberOfTimedOutCalls+m.NumberOfFailedCalls, "%+v", m)
+	assert.Equal(t, int64(0), m.NumberOfSuccessfulCalls)
 }

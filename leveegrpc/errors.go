@@ -65,6 +65,9 @@ func clientError(ctx context.Context, err error) error {
 		}
 		return withStatus(status.FromContextError(cerr).Code(), err)
 	}
+	if errors.Is(err, timelimiter.ErrTimeout) {
+		return withStatus(codes.DeadlineExceeded, err)
+	}
 	if hasStatus(err) {
 		return err
 	}
