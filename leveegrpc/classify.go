@@ -31,7 +31,7 @@ var failureCodes = [...]codes.Code{
 }
 
 // IsRetryable reports whether a call that failed with err should be retried by default: its
-// status code is UNAVAILABLE or RESOURCE_EXHAUSTED, and the server did not ask, by pushback
+// code is UNAVAILABLE or RESOURCE_EXHAUSTED, and the server did not ask, by pushback
 // metadata that is negative or not a number, not to retry (gRPC's retry policy, A6). Every
 // other code (INVALID_ARGUMENT, NOT_FOUND, DEADLINE_EXCEEDED, INTERNAL, ...) and nil are not.
 // It is the RetryOnErrorPredicate RetryConfig installs.
@@ -54,7 +54,8 @@ func IsRetryable(err error) bool {
 }
 
 // IsFailure reports whether err is a failure of the server or the network, to be recorded by
-// a circuit breaker: UNKNOWN (which is also the code of an error that carries no status),
+// a circuit breaker: UNKNOWN (also the code of an error that carries no status and is not
+// levee's),
 // DEADLINE_EXCEEDED, RESOURCE_EXHAUSTED, INTERNAL, UNAVAILABLE or DATA_LOSS, the counterparts
 // of HTTP's 5xx and 429. The other codes (INVALID_ARGUMENT, NOT_FOUND, ALREADY_EXISTS,
 // PERMISSION_DENIED, FAILED_PRECONDITION, ABORTED, OUT_OF_RANGE, UNIMPLEMENTED,

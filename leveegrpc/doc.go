@@ -16,7 +16,7 @@
 // refuse a request as asked (4xx) are never retried and are ignored by the breaker. RetryConfig
 // and CircuitBreakerConfig set a retry.Config and a circuitbreaker.Config up that way;
 // IsRetryable, IsFailure, RetryCodes, RecordCodes and PushbackInterval are the pieces, for
-// configs of one's own.
+// configs of one's own, and Code the code they classify.
 //
 //	r := levee.Must(retry.New("inventory", leveegrpc.RetryConfig(retry.Config{MaxAttempts: 4})))
 //	cb := levee.Must(circuitbreaker.New("inventory", leveegrpc.CircuitBreakerConfig(circuitbreaker.Config{})))
