@@ -301,8 +301,9 @@ func (r *Registry) hasLocked(p Pattern, name string) bool {
 // Subscribe calls fn for every later change of the registry's instances, in the order of
 // the changes, one at a time, after the change is visible to the Find and list methods.
 // fn runs outside the registry's lock of instances and may call any method but one that
-// adds, replaces or removes (which would wait for fn forever). The returned func
-// unsubscribes; it is idempotent.
+// adds, replaces or removes (which would wait for fn forever). A panic in fn is recovered:
+// the change stands and the other subscribers still see it. The returned func unsubscribes;
+// it is idempotent.
 func (r *Registry) Subscribe(fn func(Event)) (unsubscribe func()) {
 	if fn == nil {
 		return func() {}
@@ -325,8 +326,15 @@ func (r *Registry) Subscribe(fn func(Event)) (unsubscribe func()) {
 // publishLocked delivers e to every subscriber, in subscription order; r.subMu is held.
 func (r *Registry) publishLocked(e Event) {
 	for _, id := range slices.Sorted(maps.Keys(r.subs)) {
-		r.subs[id](e)
+		deliver(r.subs[id], e)
 	}
+}
+
+// deliver calls fn with e, recovering a panic of fn: a broken subscriber must neither break
+// the change that published e nor keep the subscribers after it from seeing e.
+func deliver(fn func(Event), e Event) {
+	defer func() { _ = recover() }()
+	fn(e)
 }
 
 // String describes the registry's contents by pattern, e.g.
