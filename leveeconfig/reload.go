@@ -39,8 +39,9 @@ const (
 // Retry, TimeLimiter and WorkerPool fix their config at New. Instances next declares that r
 // lacks are created; r's instance configs become next's (a name next no longer declares gets
 // the default config) and next's shared configs are stored, so instances created later follow
-// next; a shared config next drops stays in r, which has no way to remove one. Each instance changes atomically (ChangeConfig and the rate
-// limiter's setters are atomic); two instances change one after the other. Every value was
+// next; a shared config next drops stays in r, which has no way to remove one. Each instance
+// changes atomically (ChangeConfig and the rate limiter's setters are atomic); two instances
+// change one after the other. Every value was
 // checked when next was loaded, so an error means an instance r holds was not made from c
 // (for example, a rate limiter whose limitRefreshPeriod differs); the changes that could be
 // made are made.
