@@ -41,3 +41,19 @@ func TestOddNames(t *testing.T) {
 		assert.Same(t, cb, found)
 	}
 }
+
+// A subscriber may unsubscribe itself, or subscribe another, from its callback: a one-shot
+// subscriber must not hang the change that calls it.
+func TestSubscriberUnsubscribesItselfFromItsCallback(t *testing.T) {
+	reg := registry.New()
+	var got []string
+	var unsub func()
+	unsub = reg.Subscribe(func(e registry.Event) {
+		got = append(got, "once "+e.Name)
+		unsub()
+		reg.Subscribe(func(e registry.Event) { got = append(got, "later "+e.Name) })
+	})
+	require.NoError(t, reg.AddCircuitBreaker(breaker(t, "a")))
+	require.NoError(t, reg.AddCircuitBreaker(breaker(t, "b")))
+	assert.Equal(t, []string{"once a", "later b"}, got)
+}
