@@ -37,9 +37,11 @@ const (
 //
 // Every other difference is returned as an Unchanged saying why: levee's CircuitBreaker,
 // Retry, TimeLimiter and WorkerPool fix their config at New. Instances next declares that r
-// lacks are created; r's shared configs and instance configs become next's, so instances
-// created later follow next. Each instance changes atomically (ChangeConfig and the rate
-// limiter's setters are atomic); two instances change one after the other. Every value was
+// lacks are created; r's instance configs become next's (a name next no longer declares gets
+// the default config) and next's shared configs are stored, so instances created later follow
+// next; a shared config next drops stays in r, which has no way to remove one. Each instance
+// changes atomically (ChangeConfig and the rate limiter's setters are atomic); two instances
+// change one after the other. Every value was
 // checked when next was loaded, so an error means an instance r holds was not made from c
 // (for example, a rate limiter whose limitRefreshPeriod differs); the changes that could be
 // made are made.
@@ -58,6 +60,12 @@ func (c *Config) Reload(r *registry.Registry, next *Config) ([]Unchanged, error)
 	configureAll(next.WorkerPools, r.SetWorkerPoolConfig, r.ConfigureWorkerPool)
 	configureAll(next.RateLimiters, r.SetRateLimiterConfig, r.ConfigureRateLimiter)
 	configureAll(next.TimeLimiters, r.SetTimeLimiterConfig, r.ConfigureTimeLimiter)
+	forgetDropped(c.CircuitBreakers, next.CircuitBreakers, r.ConfigureCircuitBreaker)
+	forgetDropped(c.Retries, next.Retries, r.ConfigureRetry)
+	forgetDropped(c.Bulkheads, next.Bulkheads, r.ConfigureBulkhead)
+	forgetDropped(c.WorkerPools, next.WorkerPools, r.ConfigureWorkerPool)
+	forgetDropped(c.RateLimiters, next.RateLimiters, r.ConfigureRateLimiter)
+	forgetDropped(c.TimeLimiters, next.TimeLimiters, r.ConfigureTimeLimiter)
 
 	for _, s := range sections {
 		p := s.pattern
@@ -205,4 +213,15 @@ func (c *Config) ReloadFile(r *registry.Registry, path string, opts Options) (*C
 	}
 	un, err := c.Reload(r, next)
 	return next, un, err
+}
+
+// forgetDropped gives each instance that old declares and next does not an empty
+// InstanceConfig (the default config, no tags), so that an instance made again under its name
+// follows next rather than old.
+func forgetDropped[C any](old, next Section[C], configure func(string, registry.InstanceConfig[C])) {
+	for name := range old.Instances {
+		if _, ok := next.Instances[name]; !ok {
+			configure(name, registry.InstanceConfig[C]{})
+		}
+	}
 }
