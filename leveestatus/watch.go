@@ -32,18 +32,24 @@ type record struct {
 // ring keeps the last len(buf) records.
 type ring struct {
 	mu   sync.Mutex
-	buf  []record
+	size int      // the most records kept
+	buf  []record // grows by append up to size, so an idle instance costs no buffer
 	next int
 	full bool
 }
 
-func newRing(n int) *ring { return &ring{buf: make([]record, n)} }
+func newRing(n int) *ring { return &ring{size: n} }
 
 func (r *ring) add(rec record) {
 	r.mu.Lock()
-	r.buf[r.next] = rec
-	r.next++
-	if r.next == len(r.buf) {
+	if !r.full && len(r.buf) < r.size {
+		r.buf = append(r.buf, rec)
+		r.next = len(r.buf)
+	} else {
+		r.buf[r.next] = rec
+		r.next++
+	}
+	if r.next == r.size {
 		r.next, r.full = 0, true
 	}
 	r.mu.Unlock()
