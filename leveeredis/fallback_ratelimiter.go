@@ -30,7 +30,7 @@ func (rl *RateLimiter) unavailable(ctx context.Context, n int, cause error) erro
 		rl.counts.failClosedRefused.Add(1)
 		return rl.storeError(cause)
 	}
-	err := rl.local.AcquirePermission(ctx, n)
+	err := rl.local.Load().AcquirePermission(ctx, n)
 	switch {
 	case err == nil:
 		rl.counts.localPermitted.Add(1)
@@ -56,7 +56,7 @@ func (rl *RateLimiter) unavailableReserve(n int, cause error) (time.Duration, er
 		rl.counts.failClosedRefused.Add(1)
 		return 0, rl.storeError(cause)
 	}
-	wait, err := rl.local.ReservePermission(n)
+	wait, err := rl.local.Load().ReservePermission(n)
 	if err != nil {
 		rl.counts.localRefused.Add(1)
 		return 0, rl.refused
@@ -89,7 +89,7 @@ func (rl *RateLimiter) degrade(cause error) {
 			slog.String("failure_mode", rl.cfg.FailureMode.String()), slog.Any("err", cause),
 		}
 		if rl.cfg.FailureMode == FallbackToLocal {
-			attrs = append(attrs, slog.Int("fallback_limit_for_period", rl.local.Config().LimitForPeriod))
+			attrs = append(attrs, slog.Int("fallback_limit_for_period", rl.local.Load().Config().LimitForPeriod))
 		}
 		l.LogAttrs(context.Background(), slog.LevelWarn, "rate limiter store unavailable", attrs...)
 	}
@@ -116,14 +116,41 @@ func (rl *RateLimiter) share() int {
 	return int((limit + replicas - 1) / replicas)
 }
 
-// updateShare applies a new limit or replica count to the local limiter.
+// newLocal builds the local limiter of FallbackToLocal at the current share.
+func (rl *RateLimiter) newLocal() (*ratelimiter.RateLimiter, error) {
+	timeout := time.Duration(rl.timeout.Load()) * time.Microsecond
+	if timeout == 0 {
+		timeout = ratelimiter.NoWait
+	}
+	return ratelimiter.New(rl.name, ratelimiter.Config{
+		LimitForPeriod:     rl.share(),
+		LimitRefreshPeriod: rl.cfg.LimitRefreshPeriod,
+		TimeoutDuration:    timeout,
+	})
+}
+
+// updateShare applies a new limit or replica count to the local limiter: while Redis answers,
+// the local limiter is idle and is replaced, so that the share holds from the first call of
+// the next outage; during an outage the share changes from the next cycle on, as
+// ChangeLimitForPeriod.
 func (rl *RateLimiter) updateShare() {
-	if rl.local == nil {
+	local := rl.local.Load()
+	if local == nil {
 		return
 	}
 	rl.shareMu.Lock()
 	defer rl.shareMu.Unlock()
-	_ = rl.local.ChangeLimitForPeriod(rl.share()) // share ≥ 1 and bounded like the shared limit
+	share := rl.share()
+	if local.Config().LimitForPeriod == share {
+		return
+	}
+	if !rl.degraded.Load() {
+		if fresh, err := rl.newLocal(); err == nil {
+			rl.local.Store(fresh)
+			return
+		}
+	}
+	_ = local.ChangeLimitForPeriod(share) // share ≥ 1 and bounded like the shared limit
 }
 
 // heartbeat records the replica in Redis every HeartbeatInterval and learns the number of
@@ -206,9 +233,9 @@ func (rl *RateLimiter) Metrics() Metrics {
 		AvailablePermissions: int(rl.available.Load()),
 		NumberOfWaitingCalls: int(rl.waiting.Load()),
 	}
-	if rl.local != nil {
-		m.FallbackLimitForPeriod = rl.local.Config().LimitForPeriod
-		m.NumberOfWaitingCalls += rl.local.Metrics().NumberOfWaitingCalls
+	if local := rl.local.Load(); local != nil {
+		m.FallbackLimitForPeriod = local.Config().LimitForPeriod
+		m.NumberOfWaitingCalls += local.Metrics().NumberOfWaitingCalls
 	}
 	return m
 }

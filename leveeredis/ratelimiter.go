@@ -39,7 +39,7 @@ type RateLimiter struct {
 	periodUs  int64
 	refused   *ratelimiter.RequestNotPermittedError
 	breaker   *circuitbreaker.CircuitBreaker
-	local     *ratelimiter.RateLimiter // FallbackToLocal only
+	local     atomic.Pointer[ratelimiter.RateLimiter] // FallbackToLocal only
 	closedErr *StoreError              // FailClosed while the breaker is open
 
 	limit     atomic.Int64 // the last limit Redis reported
@@ -109,14 +109,11 @@ func NewRateLimiter(client redis.UniversalClient, name string, cfg Config) (*Rat
 	rl.replicas.Store(1)
 	rl.timeout.Store(timeoutMicros(cfg.TimeoutDuration))
 	if cfg.FailureMode == FallbackToLocal {
-		rl.local, err = ratelimiter.New(name, ratelimiter.Config{
-			LimitForPeriod:     rl.share(),
-			LimitRefreshPeriod: cfg.LimitRefreshPeriod,
-			TimeoutDuration:    cfg.TimeoutDuration,
-		})
+		local, err := rl.newLocal()
 		if err != nil {
 			return nil, fmt.Errorf("leveeredis: fallback limiter: %w", err)
 		}
+		rl.local.Store(local)
 		if cfg.FallbackLimitForPeriod == 0 {
 			rl.stop, rl.done = make(chan struct{}), make(chan struct{})
 			go rl.heartbeat()
@@ -202,9 +199,13 @@ func (rl *RateLimiter) reserve(ctx context.Context, n int, timeoutUs int64) (res
 	}
 	sctx, cancel := context.WithTimeout(ctx, rl.cfg.StoreTimeout)
 	defer cancel()
+	// The script writes nothing when Redis runs it after this deadline, translated to Redis's
+	// clock with the offset the last answer showed, less StoreTimeout/4 for the answer's way back:
+	// a check that timed out here, still queued in a stalled Redis, then takes no permission
+	// nobody was told about. Until a first answer the offset is unknown and no deadline is sent.
 	var deadline int64
 	if d, ok := sctx.Deadline(); ok && rl.offsetOK.Load() {
-		deadline = d.UnixMicro() + rl.offset.Load()
+		deadline = d.UnixMicro() + rl.offset.Load() - rl.cfg.StoreTimeout.Microseconds()/4
 	}
 	vals, err := rl.script.Run(sctx, rl.client, rl.keys,
 		n, rl.periodUs, rl.cfg.LimitForPeriod, timeoutUs, deadline).Int64Slice()
@@ -219,8 +220,7 @@ func (rl *RateLimiter) reserve(ctx context.Context, n int, timeoutUs int64) (res
 		permit.OnError(err)
 		return reservation{}, err
 	}
-	rl.offset.Store(vals[5] - time.Now().UnixMicro())
-	rl.offsetOK.Store(true)
+	rl.learnOffset(vals[5] - time.Now().UnixMicro())
 	rl.limit.Store(vals[3])
 	if vals[0] == codeExpired {
 		permit.OnError(errExpired)
@@ -229,6 +229,28 @@ func (rl *RateLimiter) reserve(ctx context.Context, n int, timeoutUs int64) (res
 	permit.OnSuccess()
 	rl.available.Store(vals[2])
 	return reservation{code: vals[0], wait: time.Duration(vals[1]) * time.Microsecond, available: vals[2], seq: vals[4]}, nil
+}
+
+// learnOffset updates the estimate of Redis's clock minus ours with a new sample. A sample is
+// the true offset less the answer's way back, so the largest recent sample is the best: a
+// larger one is taken at once, a smaller one (a slow way back, or a clock step back) moves the
+// estimate by 1/16 of the gap.
+func (rl *RateLimiter) learnOffset(sample int64) {
+	if !rl.offsetOK.Load() {
+		rl.offset.Store(sample)
+		rl.offsetOK.Store(true)
+		return
+	}
+	for {
+		old := rl.offset.Load()
+		next := sample
+		if sample < old {
+			next = old - (old-sample+15)/16
+		}
+		if next == old || rl.offset.CompareAndSwap(old, next) {
+			return
+		}
+	}
 }
 
 // timeoutFor returns the longest wait, in µs, a request may be given: TimeoutDuration, ended
@@ -386,8 +408,8 @@ func (rl *RateLimiter) ChangeTimeoutDuration(d time.Duration) error {
 		return fmt.Errorf("leveeredis: TimeoutDuration must be >= 0 or ratelimiter.NoWait, got %v", d)
 	}
 	rl.timeout.Store(timeoutMicros(d))
-	if rl.local != nil {
-		return rl.local.ChangeTimeoutDuration(d)
+	if local := rl.local.Load(); local != nil {
+		return local.ChangeTimeoutDuration(d)
 	}
 	return nil
 }
