@@ -12,11 +12,11 @@ import (
 
 // counters are the limiter's decisions since New.
 type counters struct {
-	permitted, refused, givenBack       atomic.Uint64
-	storeFailures, breakerRejections    atomic.Uint64
-	localPermitted, localRefused        atomic.Uint64
+	permitted, refused, givenBack        atomic.Uint64
+	storeFailures, breakerRejections     atomic.Uint64
+	localPermitted, localRefused         atomic.Uint64
 	failOpenPermitted, failClosedRefused atomic.Uint64
-	episodes, heartbeats                atomic.Uint64
+	episodes, heartbeats                 atomic.Uint64
 }
 
 // unavailable decides a request while Redis cannot be asked, by the FailureMode.

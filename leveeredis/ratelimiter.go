@@ -40,7 +40,7 @@ type RateLimiter struct {
 	refused   *ratelimiter.RequestNotPermittedError
 	breaker   *circuitbreaker.CircuitBreaker
 	local     atomic.Pointer[ratelimiter.RateLimiter] // FallbackToLocal only
-	closedErr *StoreError              // FailClosed while the breaker is open
+	closedErr *StoreError                             // FailClosed while the breaker is open
 
 	limit     atomic.Int64 // the last limit Redis reported
 	replicas  atomic.Int64 // the last count of live replicas; 1 until known
@@ -143,6 +143,22 @@ func timeoutMicros(d time.Duration) int64 {
 		return 0
 	}
 	return d.Microseconds()
+}
+
+// Warm loads the limiter's scripts into Redis's script cache, so that the first checks cost one
+// round trip each rather than two (go-redis sends EVALSHA, then EVAL when Redis does not know
+// the script), for example at start-up before traffic arrives. It returns Redis's error; the
+// limiter works without it.
+func (rl *RateLimiter) Warm(ctx context.Context) error {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	for _, s := range []*redis.Script{rl.script, scriptGiveBack, scriptChangeLimit, scriptHeartbeat} {
+		if err := s.Load(ctx, rl.client).Err(); err != nil {
+			return fmt.Errorf("leveeredis: load scripts of %q: %w", rl.name, err)
+		}
+	}
+	return nil
 }
 
 // Name returns the limiter's name.
