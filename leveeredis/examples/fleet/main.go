@@ -3,11 +3,14 @@
 //
 // It starts a redis-server (from PATH) on a free loopback port and the loopback payment gateway
 // of levee's examples, then re-executes itself four times as the replicas. Every replica calls
-// the gateway from 4 goroutines as fast as the limiter lets it. The program prints, second by
-// second, the calls each replica was admitted and the fleet's total: at most 50 while Redis
-// runs. It then kills Redis for three seconds: each replica falls back to a local limiter at its
-// share of the limit, ⌈50/4⌉ = 13 calls per second, learned from the replicas' heartbeats; when
-// Redis is back on the same port (empty), the replicas use it again.
+// the gateway from 4 goroutines as fast as the limiter lets it (after one second of warm-up).
+// The program prints, second by second, the calls each replica was admitted and the fleet's
+// total: at most 50 while Redis runs. It then kills Redis for three seconds: each replica falls
+// back to a local limiter at its share of the limit, ⌈50/4⌉ = 13 calls per second, learned from
+// the replicas' heartbeats; when Redis is back on the same port (empty), the replicas use it
+// again. The seconds in which Redis goes away or comes back are marked "transition": the
+// local limiters count their cycles from their own start, not from whole seconds, and a
+// replica returns to Redis only once its store circuit breaker lets it.
 //
 //	go run ./examples/fleet
 package main
