@@ -216,12 +216,12 @@ func (rl *RateLimiter) reserve(ctx context.Context, n int, timeoutUs int64) (res
 	sctx, cancel := context.WithTimeout(ctx, rl.cfg.StoreTimeout)
 	defer cancel()
 	// The script writes nothing when Redis runs it after this deadline, translated to Redis's
-	// clock with the offset the last answer showed, less StoreTimeout/4 for the answer's way back:
+	// clock with the offset the answers showed, less StoreTimeout/2 for the answer's way back:
 	// a check that timed out here, still queued in a stalled Redis, then takes no permission
 	// nobody was told about. Until a first answer the offset is unknown and no deadline is sent.
 	var deadline int64
 	if d, ok := sctx.Deadline(); ok && rl.offsetOK.Load() {
-		deadline = d.UnixMicro() + rl.offset.Load() - rl.cfg.StoreTimeout.Microseconds()/4
+		deadline = d.UnixMicro() + rl.offset.Load() - rl.cfg.StoreTimeout.Microseconds()/2
 	}
 	vals, err := rl.script.Run(sctx, rl.client, rl.keys,
 		n, rl.periodUs, rl.cfg.LimitForPeriod, timeoutUs, deadline).Int64Slice()

@@ -53,6 +53,7 @@ const (
 	phaseUp         phase = "redis"      // Redis ran the whole second and the one before
 	phaseDown       phase = "down"       // Redis was down the whole second and the one before
 	phaseTransition phase = "transition" // Redis went away or came back in this second or the one before
+	phaseMissed     phase = "missed"     // Redis ran, but a replica's check missed StoreTimeout
 )
 
 // second is one line of the report.
@@ -65,8 +66,11 @@ type second struct {
 
 // replicaReport is what a replica prints when it ends: its admitted calls per Unix second.
 type replicaReport struct {
-	Replica  int                `json:"replica"`
-	Admitted map[int64]int      `json:"admitted"`
+	Replica  int           `json:"replica"`
+	Admitted map[int64]int `json:"admitted"`
+	// Degraded holds the seconds in which, or next to which, the replica admitted a call
+	// through its local share.
+	Degraded map[int64]bool     `json:"degraded"`
 	Share    int                `json:"share"`
 	Metrics  leveeredis.Metrics `json:"metrics"`
 }
@@ -160,6 +164,9 @@ func run(ctx context.Context, w io.Writer, sch schedule) ([]second, error) {
 		for i, r := range reports {
 			sec.Admitted[i] = r.Admitted[start.Unix()+int64(s)]
 			sec.Total += sec.Admitted[i]
+			if sec.Phase == phaseUp && r.Degraded[start.Unix()+int64(s)] {
+				sec.Phase = phaseMissed
+			}
 		}
 		out = append(out, sec)
 	}
@@ -246,7 +253,30 @@ func replica() error {
 	sleepUntil(ctx, start.Add(-time.Second))
 	var mu sync.Mutex
 	admitted := map[int64]int{}
+	degraded := map[int64]bool{}
 	var wg sync.WaitGroup
+	// Every 50ms, note whether the local share admitted anything since the last look; such a
+	// moment marks its second and both neighbours, whose counts it may have reached.
+	wg.Go(func() {
+		ticker := time.NewTicker(50 * time.Millisecond)
+		defer ticker.Stop()
+		last := rl.Metrics().LocalPermitted
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case now := <-ticker.C:
+				if n := rl.Metrics().LocalPermitted; n != last {
+					last = n
+					mu.Lock()
+					for d := int64(-1); d <= 1; d++ {
+						degraded[now.Unix()+d] = true
+					}
+					mu.Unlock()
+				}
+			}
+		}
+	})
 	for g := range workers {
 		wg.Go(func() {
 			for n := 0; ctx.Err() == nil; n++ {
@@ -267,7 +297,7 @@ func replica() error {
 	}
 	wg.Wait()
 	return json.NewEncoder(os.Stdout).Encode(replicaReport{
-		Replica: id, Admitted: admitted, Share: rl.Metrics().FallbackLimitForPeriod, Metrics: rl.Metrics(),
+		Replica: id, Admitted: admitted, Degraded: degraded, Share: rl.Metrics().FallbackLimitForPeriod, Metrics: rl.Metrics(),
 	})
 }
 

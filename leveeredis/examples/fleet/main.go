@@ -10,7 +10,9 @@
 // the replicas' heartbeats; when Redis is back on the same port (empty), the replicas use it
 // again. The seconds in which Redis goes away or comes back are marked "transition": the
 // local limiters count their cycles from their own start, not from whole seconds, and a
-// replica returns to Redis only once its store circuit breaker lets it.
+// replica returns to Redis only once its store circuit breaker lets it. A second in which Redis
+// ran but some replica's check missed the store timeout (a loaded machine) is marked "missed":
+// that replica admitted through its share meanwhile.
 //
 //	go run ./examples/fleet
 package main
