@@ -43,8 +43,8 @@ type schedule struct {
 	KillAt, RestartAt, End int
 }
 
-// defaultSchedule: 4s with Redis, 3s without, 4s with it again.
-var defaultSchedule = schedule{KillAt: 4, RestartAt: 7, End: 11}
+// defaultSchedule: 4s with Redis, 3s without, 5s with it again.
+var defaultSchedule = schedule{KillAt: 4, RestartAt: 7, End: 12}
 
 // Phase of a second of the run.
 type phase string
@@ -255,8 +255,8 @@ func replica() error {
 	admitted := map[int64]int{}
 	degraded := map[int64]bool{}
 	var wg sync.WaitGroup
-	// Every 50ms, note whether the local share admitted anything since the last look; such a
-	// moment marks its second and both neighbours, whose counts it may have reached.
+	// Every 50ms, note whether the local share admitted anything since the last look, and mark
+	// the seconds those admissions may have fallen in.
 	wg.Go(func() {
 		ticker := time.NewTicker(50 * time.Millisecond)
 		defer ticker.Stop()
@@ -269,9 +269,8 @@ func replica() error {
 				if n := rl.Metrics().LocalPermitted; n != last {
 					last = n
 					mu.Lock()
-					for d := int64(-1); d <= 1; d++ {
-						degraded[now.Unix()+d] = true
-					}
+					degraded[now.Add(-60*time.Millisecond).Unix()] = true
+					degraded[now.Unix()] = true
 					mu.Unlock()
 				}
 			}
