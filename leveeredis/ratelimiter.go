@@ -22,7 +22,7 @@ import (
 // admits at most LimitForPeriod calls per cycle. Each check is one atomic Lua script reading
 // Redis's clock (TIME), so replicas' clocks never matter. Its API follows the core
 // ratelimiter.RateLimiter (Resilience4j's RateLimiter): AcquirePermission waits for reserved
-// permissions, ReservePermission returns the wait, Execute guards a call.
+// permissions, ReservePermission returns the wait, ExecuteRateLimiter guards a call.
 //
 // While Redis is slow or down (no answer within StoreTimeout, an error, or the store circuit
 // breaker open) checks follow Config.FailureMode; see Metrics for the counts. It is safe for

@@ -340,7 +340,7 @@ func TestFailOpenAndFailClosed(t *testing.T) {
 	})
 }
 
-// The limiter fits a levee pipeline through Pipeline.With, and Execute guards one call.
+// The limiter fits a levee pipeline through Pipeline.With, and ExecuteRateLimiter guards one call.
 func TestPipelineAndExecute(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		m := startMini(t)
@@ -349,20 +349,20 @@ func TestPipelineAndExecute(t *testing.T) {
 			FallbackLimitForPeriod: 1,
 		})
 		ctx := t.Context()
-		p := levee.Compose[string]().With(leveeredis.Decorator[string](rl))
+		p := levee.Compose[string]().With(leveeredis.RateLimiterDecorator[string](rl))
 		calls := 0
 		call := func(context.Context) (string, error) { calls++; return "ok", nil }
 		v, err := p.Execute(ctx, call)
 		require.NoError(t, err)
 		assert.Equal(t, "ok", v)
-		_, err = leveeredis.Execute(ctx, rl, func(context.Context) (int, error) { panic("boom") })
+		_, err = leveeredis.ExecuteRateLimiter(ctx, rl, func(context.Context) (int, error) { panic("boom") })
 		var pe *levee.PanicError
 		require.ErrorAs(t, err, &pe)
 		assert.Equal(t, "boom", pe.Value)
 		_, err = p.Execute(ctx, call)
 		require.ErrorIs(t, err, ratelimiter.ErrRequestNotPermitted)
 		assert.True(t, levee.IsRejection(err))
-		_, err = leveeredis.Execute[int](ctx, rl, nil)
+		_, err = leveeredis.ExecuteRateLimiter[int](ctx, rl, nil)
 		require.ErrorIs(t, err, levee.ErrNilCall)
 		assert.Equal(t, 1, calls)
 	})

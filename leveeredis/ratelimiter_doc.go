@@ -16,7 +16,7 @@
 //	})
 //	...
 //	defer rl.Close()
-//	quote, err := leveeredis.Execute(ctx, rl, partner.Quote)
+//	quote, err := leveeredis.ExecuteRateLimiter(ctx, rl, partner.Quote)
 //
 // Each check is one Lua script, atomic in Redis, that reads Redis's own clock (TIME), so the
 // replicas' clocks never matter. The default algorithm, Cycles, is Resilience4j's
@@ -37,7 +37,7 @@
 //
 //	p := levee.Compose[Quote]().
 //		WithCircuitBreaker(cb).
-//		With(leveeredis.Decorator[Quote](rl))
+//		With(leveeredis.RateLimiterDecorator[Quote](rl))
 //
 // levee.Patterns and DefaultPipeline hold the core *ratelimiter.RateLimiter only.
 //

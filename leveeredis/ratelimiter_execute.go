@@ -7,12 +7,12 @@ import (
 	"github.com/levee-go/levee/internal/safe"
 )
 
-// Execute runs call with one permission of rl, as ratelimiter.Execute (Resilience4j's
+// ExecuteRateLimiter runs call with one permission of rl, as ratelimiter.Execute (Resilience4j's
 // RateLimiter.executeCallable): when AcquirePermission refuses or ctx ends first, call is not
 // run and that error is returned; otherwise call's result and error, unchanged. A panic in call
 // is returned as a *levee.PanicError. A nil ctx is Background; a nil call returns
 // levee.ErrNilCall without taking a permission.
-func Execute[T any](ctx context.Context, rl *RateLimiter, call func(context.Context) (T, error)) (T, error) {
+func ExecuteRateLimiter[T any](ctx context.Context, rl *RateLimiter, call func(context.Context) (T, error)) (T, error) {
 	var zero T
 	if call == nil {
 		return zero, levee.ErrNilCall
@@ -24,12 +24,12 @@ func Execute[T any](ctx context.Context, rl *RateLimiter, call func(context.Cont
 	return safe.Call(ctx, call)
 }
 
-// Decorator returns rl as a layer of a levee.Pipeline (Pipeline.With): each run of what was
+// RateLimiterDecorator returns rl as a layer of a levee.Pipeline (Pipeline.With): each run of what was
 // added before takes one permission of the shared limit, as Pipeline.WithRateLimiter does with
 // a local limiter:
 //
-//	p := levee.Compose[Receipt]().WithCircuitBreaker(cb).With(leveeredis.Decorator[Receipt](rl))
-func Decorator[T any](rl *RateLimiter) levee.Decorator[T] {
+//	p := levee.Compose[Receipt]().WithCircuitBreaker(cb).With(leveeredis.RateLimiterDecorator[Receipt](rl))
+func RateLimiterDecorator[T any](rl *RateLimiter) levee.Decorator[T] {
 	return func(ctx context.Context, next func(context.Context) (T, error)) (T, error) {
 		if err := rl.AcquirePermission(ctx, 1); err != nil {
 			var zero T

@@ -25,17 +25,17 @@ import (
 // loopback port, so that they can stall it and kill it. They use real time: the server's
 // clock is the wall clock.
 
-type redisServer struct {
+type rlRedisServer struct {
 	t    testing.TB
 	bin  string
 	port int
 	cmd  *exec.Cmd
 }
 
-// startRedis starts a redis-server, or skips the test when there is none and CI is unset.
-func startRedis(t *testing.T) *redisServer { return startRedisB(t) }
+// startRLRedis starts a redis-server, or skips the test when there is none and CI is unset.
+func startRLRedis(t *testing.T) *rlRedisServer { return startRLRedisB(t) }
 
-func startRedisB(t testing.TB) *redisServer {
+func startRLRedisB(t testing.TB) *rlRedisServer {
 	t.Helper()
 	bin, err := exec.LookPath("redis-server")
 	if err != nil {
@@ -48,15 +48,15 @@ func startRedisB(t testing.TB) *redisServer {
 	require.NoError(t, err)
 	port := l.Addr().(*net.TCPAddr).Port
 	require.NoError(t, l.Close())
-	s := &redisServer{t: t, bin: bin, port: port}
+	s := &rlRedisServer{t: t, bin: bin, port: port}
 	s.start()
 	t.Cleanup(s.kill)
 	return s
 }
 
-func (s *redisServer) addr() string { return "127.0.0.1:" + strconv.Itoa(s.port) }
+func (s *rlRedisServer) addr() string { return "127.0.0.1:" + strconv.Itoa(s.port) }
 
-func (s *redisServer) start() {
+func (s *rlRedisServer) start() {
 	s.t.Helper()
 	s.cmd = exec.Command(s.bin, "--bind", "127.0.0.1", "--port", strconv.Itoa(s.port),
 		"--save", "", "--appendonly", "no", "--enable-debug-command", "local")
@@ -71,7 +71,7 @@ func (s *redisServer) start() {
 }
 
 // kill stops the server at once (SIGKILL) and waits for it.
-func (s *redisServer) kill() {
+func (s *rlRedisServer) kill() {
 	if s.cmd == nil {
 		return
 	}
@@ -81,7 +81,7 @@ func (s *redisServer) kill() {
 }
 
 // client returns a client with the settings a limiter needs.
-func (s *redisServer) client(t *testing.T) *redis.Client {
+func (s *rlRedisServer) client(t *testing.T) *redis.Client {
 	c := redis.NewClient(&redis.Options{
 		Addr:                  s.addr(),
 		MaxRetries:            -1,
@@ -139,7 +139,7 @@ func consumed(t *testing.T, c *redis.Client, name string, limit int) int {
 // to the local share; the checks that timed out here and ran in Redis after the stall took
 // nothing, so every permission Redis counts is one a caller was granted.
 func TestRedisStallLosesNoPermit(t *testing.T) {
-	s := startRedis(t)
+	s := startRLRedis(t)
 	for _, stall := range []struct {
 		name string
 		do   func(admin *redis.Client) error
@@ -186,7 +186,7 @@ func TestRedisStallLosesNoPermit(t *testing.T) {
 // FailOpen admits everything and FailClosed nothing, every check within StoreTimeout; after a
 // restart on the same port the replicas use Redis again.
 func TestRedisKilledFailureModes(t *testing.T) {
-	s := startRedis(t)
+	s := startRLRedis(t)
 	const limit = 10
 	period := longCycle(t)
 	cfg := leveeredis.Config{LimitForPeriod: limit, LimitRefreshPeriod: period,

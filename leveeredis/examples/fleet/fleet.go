@@ -279,7 +279,7 @@ func replica() error {
 	for g := range workers {
 		wg.Go(func() {
 			for n := 0; ctx.Err() == nil; n++ {
-				_, err := leveeredis.Execute(ctx, rl, func(ctx context.Context) (string, error) {
+				_, err := leveeredis.ExecuteRateLimiter(ctx, rl, func(ctx context.Context) (string, error) {
 					now := time.Now()
 					if !now.Before(start) && now.Before(end) {
 						mu.Lock()
