@@ -74,8 +74,8 @@ var ErrNilCall = safe.ErrNilCall
 func ErrorType[E error]() error { return errmatch.Type[E]() }
 
 // IsRejection reports whether err is, or wraps, a rejection by one of levee's own patterns:
-// circuitbreaker.ErrCallNotPermitted, bulkhead.ErrBulkheadFull, ratelimiter.ErrRequestNotPermitted
-// or an async worker pool's *async.WorkerPoolFullError. Such a call never reached the dependency.
+// circuitbreaker.ErrCallNotPermitted, bulkhead.ErrBulkheadFull, ratelimiter.ErrRequestNotPermitted,
+// adaptive.ErrLimitExceeded or an async worker pool's *async.WorkerPoolFullError. Such a call never reached the dependency.
 // A *PanicError never is one, whatever value the call panicked with: the call ran, and its panic
 // is recorded as a failure like any other. Each of those errors has a method
 // LeveeRejection() bool that returns true, which is what IsRejection looks for: an error of

@@ -130,9 +130,10 @@ type Decorator[T any] func(ctx context.Context, next func(context.Context) (T, e
 // everything added before as next, and the layers added after see d's result as the call's.
 // A panic in d, or in next when d is the innermost layer, becomes a *PanicError as in every
 // other layer. A fallback inside d reports its answer to ExecuteOutcome; when d runs next more
-// than once, only the last run counts. Each run of d allocates once, 80 bytes, since next
-// escapes to a function levee cannot see into (ExecuteOutcome one more); levee's own patterns
-// allocate nothing. A nil d adds nothing.
+// than once, only the run that ends last counts, and d may run next on several goroutines at
+// once. Each run of d allocates once, 80 bytes, since next escapes to a function levee cannot
+// see into (ExecuteOutcome one more, and one per run of next); levee's own patterns allocate
+// nothing. A nil d adds nothing.
 func (p *Pipeline[T]) With(d Decorator[T]) *Pipeline[T] {
 	if d == nil {
 		return p.orEmpty()

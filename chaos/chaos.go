@@ -32,7 +32,8 @@ type Config struct {
 	// Source is where the draws come from. Set it to a seeded source (rand.NewPCG(1, 2)) for
 	// injections that are the same on every run with the same order of calls; it is used under
 	// a mutex, so it need not be safe for concurrent use. nil means math/rand/v2's top-level
-	// generator (randomly seeded, no lock). As Polly's Randomizer.
+	// generator (randomly seeded, no lock). A panic in it fails the call with a
+	// *levee.PanicError. As Polly's Randomizer.
 	Source rand.Source
 
 	// EnabledFunc, when set, is asked on every call while the strategy is switched on (see
@@ -130,13 +131,19 @@ func (in *Injector) draw(ctx context.Context) bool {
 	}
 	var u float64
 	if in.rng != nil {
-		in.mu.Lock()
-		u = in.rng.Float64()
-		in.mu.Unlock()
+		u = in.drawLocked()
 	} else {
 		u = rand.Float64()
 	}
 	return u < in.rate
+}
+
+// drawLocked draws from the Source under in.mu, released even when the Source panics (the
+// panic fails the call; the next calls draw again).
+func (in *Injector) drawLocked() float64 {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	return in.rng.Float64()
 }
 
 func (in *Injector) pass() { in.passed.Add(1) }

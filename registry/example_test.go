@@ -28,3 +28,25 @@ func Example() {
 	// payment CLOSED true map[team:checkout]
 	// registry{circuitbreaker: payment; retry: payment}
 }
+
+// Instances made by name inherit from shared configs, as Resilience4j's
+// registry.circuitBreaker(name) with configs.default and baseConfig.
+func ExampleRegistry_CircuitBreaker() {
+	reg := registry.New()
+	reg.SetCircuitBreakerConfig(registry.DefaultConfigName, circuitbreaker.Config{SlidingWindowSize: 10})
+	reg.SetCircuitBreakerConfig("strict", circuitbreaker.Config{SlidingWindowSize: 10, FailureRateThreshold: 20})
+	reg.ConfigureCircuitBreaker("payment", registry.InstanceConfig[circuitbreaker.Config]{
+		BaseConfig: "strict",
+		Tune:       func(c *circuitbreaker.Config) { c.MinimumNumberOfCalls = 5 },
+	})
+
+	payment, _ := reg.CircuitBreaker("payment")
+	stock, _ := reg.CircuitBreaker("stock") // no InstanceConfig: the default config
+	again, _ := reg.CircuitBreaker("payment")
+	p, s := payment.Config(), stock.Config()
+	fmt.Println(p.SlidingWindowSize, p.MinimumNumberOfCalls, p.FailureRateThreshold, again == payment)
+	fmt.Println(s.SlidingWindowSize, s.MinimumNumberOfCalls, s.FailureRateThreshold)
+	// Output:
+	// 10 5 20 true
+	// 10 100 50
+}

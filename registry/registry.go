@@ -15,6 +15,18 @@
 //
 // An instance's tags (string pairs, as Resilience4j's tags) travel with it to the observers,
 // which turn them into metric labels; set them with SetTags.
+//
+// Instances can also be made by name, as Resilience4j's registry.circuitBreaker(name): each
+// pattern has shared configs (DefaultConfigName for the default, other names as bases) and
+// per-name InstanceConfigs inheriting from a base, and the get-or-create methods
+// (CircuitBreaker, Retry, Bulkhead, WorkerPool, RateLimiter, TimeLimiter) create an absent
+// instance from them, exactly once however many goroutines ask:
+//
+//	reg.SetCircuitBreakerConfig(registry.DefaultConfigName, circuitbreaker.Config{SlidingWindowSize: 10})
+//	reg.ConfigureCircuitBreaker("payment", registry.InstanceConfig[circuitbreaker.Config]{
+//		Tune: func(c *circuitbreaker.Config) { c.MinimumNumberOfCalls = 5 },
+//	})
+//	cb, err := reg.CircuitBreaker("payment") // window 10, minimum 5
 package registry
 
 import (
@@ -128,7 +140,15 @@ type Registry struct {
 	tls  set[*timelimiter.TimeLimiter]
 	tags map[key]map[string]string
 
+	cbc configs[circuitbreaker.Config]
+	rtc configs[retry.Config]
+	bhc configs[bulkhead.Config]
+	wpc configs[async.WorkerPoolConfig]
+	rlc configs[ratelimiter.Config]
+	tlc configs[timelimiter.Config]
+
 	subMu  sync.Mutex // serializes the delivery of events, in the order of the changes
+	listMu sync.Mutex // guards subs and nextID; never held while a subscriber runs
 	subs   map[int]func(Event)
 	nextID int
 }
@@ -148,6 +168,12 @@ func New() *Registry {
 		rls:  set[*ratelimiter.RateLimiter]{m: map[string]*ratelimiter.RateLimiter{}},
 		tls:  set[*timelimiter.TimeLimiter]{m: map[string]*timelimiter.TimeLimiter{}},
 		tags: map[key]map[string]string{},
+		cbc:  newConfigs[circuitbreaker.Config](),
+		rtc:  newConfigs[retry.Config](),
+		bhc:  newConfigs[bulkhead.Config](),
+		wpc:  newConfigs[async.WorkerPoolConfig](),
+		rlc:  newConfigs[ratelimiter.Config](),
+		tlc:  newConfigs[timelimiter.Config](),
 		subs: map[int]func(Event){},
 	}
 }
@@ -276,32 +302,50 @@ func (r *Registry) hasLocked(p Pattern, name string) bool {
 // Subscribe calls fn for every later change of the registry's instances, in the order of
 // the changes, one at a time, after the change is visible to the Find and list methods.
 // fn runs outside the registry's lock of instances and may call any method but one that
-// adds, replaces or removes (which would wait for fn forever). The returned func
-// unsubscribes; it is idempotent.
+// adds, replaces or removes (which would wait for fn forever); it may subscribe, and
+// unsubscribe itself or another (a subscriber added during a delivery sees the next event).
+// A panic in fn is recovered: the change stands and the other subscribers still see it. The
+// returned func unsubscribes; it is idempotent, and an event whose delivery has begun when it
+// is called may still reach fn, as with every levee event consumer.
 func (r *Registry) Subscribe(fn func(Event)) (unsubscribe func()) {
 	if fn == nil {
 		return func() {}
 	}
-	r.subMu.Lock()
+	r.listMu.Lock()
 	id := r.nextID
 	r.nextID++
 	r.subs[id] = fn
-	r.subMu.Unlock()
+	r.listMu.Unlock()
 	var once sync.Once
 	return func() {
 		once.Do(func() {
-			r.subMu.Lock()
+			r.listMu.Lock()
 			delete(r.subs, id)
-			r.subMu.Unlock()
+			r.listMu.Unlock()
 		})
 	}
 }
 
-// publishLocked delivers e to every subscriber, in subscription order; r.subMu is held.
+// publishLocked delivers e to every subscriber subscribed when it starts, in subscription
+// order; r.subMu is held.
 func (r *Registry) publishLocked(e Event) {
-	for _, id := range slices.Sorted(maps.Keys(r.subs)) {
-		r.subs[id](e)
+	r.listMu.Lock()
+	ids := slices.Sorted(maps.Keys(r.subs))
+	fns := make([]func(Event), len(ids))
+	for i, id := range ids {
+		fns[i] = r.subs[id]
 	}
+	r.listMu.Unlock()
+	for _, fn := range fns {
+		deliver(fn, e)
+	}
+}
+
+// deliver calls fn with e, recovering a panic of fn: a broken subscriber must neither break
+// the change that published e nor keep the subscribers after it from seeing e.
+func deliver(fn func(Event), e Event) {
+	defer func() { _ = recover() }()
+	fn(e)
 }
 
 // String describes the registry's contents by pattern, e.g.

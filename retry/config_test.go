@@ -119,6 +119,10 @@ func TestNewRefusesInvalidConfig(t *testing.T) {
 			"retry: RetryRejections[0] is a nil *circuitbreaker.CallNotPermittedError; want a sentinel error or levee.ErrorType[*circuitbreaker.CallNotPermittedError]() for every error of its type"},
 		{"RetryRejections not a rejection", "r", retry.Config{RetryRejections: []error{errRejected, errGateway}},
 			`retry: RetryRejections[1] must be a levee rejection (levee.IsRejection) or levee.ErrorType[E](), got "gateway 503"; list other errors in RetryErrors`},
+		{"MaxDuration", "r", retry.Config{MaxDuration: -time.Second},
+			"retry: MaxDuration must be >= 0 (0 for no limit), got -1s"},
+		{"MaxDuration one nanosecond below 0", "r", retry.Config{MaxDuration: -1},
+			"retry: MaxDuration must be >= 0 (0 for no limit), got -1ns"},
 		{"RetryRejections breaker sentinel that is not a rejection", "r", retry.Config{RetryRejections: []error{circuitbreaker.ErrIllegalStateTransition}},
 			`retry: RetryRejections[0] must be a levee rejection (levee.IsRejection) or levee.ErrorType[E](), got "circuitbreaker: illegal state transition"; list other errors in RetryErrors`},
 	}
@@ -138,6 +142,7 @@ func TestNewAcceptsBoundaryValues(t *testing.T) {
 		{WaitDuration: retry.NoWait},
 		{IntervalFunction: func(int) time.Duration { return 0 }},
 		{IntervalBiFunction: func(int, error, any) time.Duration { return 0 }},
+		{MaxDuration: time.Nanosecond},
 		{RetryErrors: []error{errGateway, errmatch.Type[*httpError]()}},
 		{RetryErrors: []error{errmatch.Type[*circuitbreaker.CallNotPermittedError]()}}, // a type: not checked
 		{RetryRejections: []error{circuitbreaker.ErrCallNotPermitted, bulkhead.ErrBulkheadFull, ratelimiter.ErrRequestNotPermitted}},
@@ -150,6 +155,14 @@ func TestNewAcceptsBoundaryValues(t *testing.T) {
 
 // TestConfigRoundTrips: what Config returns, New accepts, with the same behaviour.
 func TestConfigRoundTrips(t *testing.T) {
+	budget, err := retry.NewBudget(retry.BudgetConfig{})
+	require.NoError(t, err)
+	withLimits := newRetry(t, retry.Config{MaxDuration: time.Minute, Budget: budget})
+	again, err := retry.New("again", withLimits.Config())
+	require.NoError(t, err)
+	assert.Equal(t, time.Minute, again.Config().MaxDuration)
+	assert.Same(t, budget, again.Config().Budget, "the budget is shared, not copied")
+
 	for _, cfg := range []retry.Config{
 		{},
 		{WaitDuration: retry.NoWait, RetryRejections: []error{circuitbreaker.ErrCallNotPermitted}},

@@ -36,10 +36,12 @@ import (
 // never counted twice. The zero Context does nothing.
 type Context struct {
 	r          *Retry
-	attempts   int   // failed attempts so far, as Resilience4j's numOfAttempts
-	lastErr    error // error of the last retried attempt
-	lastResult any   // last result that matched RetryOnResultPredicate
-	err        error // the error the call ends with, once stopped
+	attempts   int       // failed attempts so far, as Resilience4j's numOfAttempts
+	lastErr    error     // error of the last retried attempt
+	lastResult any       // last result that matched RetryOnResultPredicate
+	err        error     // the error the call ends with, once stopped
+	reason     error     // Reason of the *MaxRetriesExceededError, when MaxDuration or Budget stopped the call
+	start      time.Time // when the call started; set only with a MaxDuration
 	state      contextState
 }
 
@@ -54,8 +56,22 @@ const (
 )
 
 // NewContext returns the state of a new call, with no attempt made yet, as Resilience4j's
-// Retry.context(). On a nil *Retry it returns the zero Context, which does nothing.
-func (r *Retry) NewContext() Context { return Context{r: r} }
+// Retry.context(). The call starts now: Config.MaxDuration is measured from here, and the call
+// makes its deposit in Config.Budget. On a nil *Retry it returns the zero Context, which does
+// nothing.
+func (r *Retry) NewContext() Context {
+	if r == nil {
+		return Context{}
+	}
+	c := Context{r: r}
+	if r.maxDuration > 0 {
+		c.start = time.Now()
+	}
+	if r.budget != nil {
+		r.budget.depositCall()
+	}
+	return c
+}
 
 // Attempts returns the number of failed attempts so far: attempts whose error was retried or
 // whose result matched RetryOnResultPredicate. It is 0 during the first attempt and equals
@@ -67,24 +83,25 @@ func (c *Context) Attempts() int { return c.attempts }
 // makes the next attempt; a RETRY event was published. When retry is false the call is over
 // and Err returns the error it ends with, by the rule written on Execute: err itself when it is
 // not retried (IGNORED_ERROR; counted as failed without retry, even after earlier retries), or a
-// *MaxRetriesExceededError wrapping err when the attempts ran out or the interval function
-// returned a negative wait (ERROR; failed with retry). A nil err records nothing and returns
-// false.
+// *MaxRetriesExceededError wrapping err when the attempts ran out, the interval function
+// returned a negative wait, the wait would pass MaxDuration or the Budget refused the retry
+// (ERROR; failed with retry). An err marked by Permanent ends the call at once with the mark
+// removed (IGNORED_ERROR). A nil err records nothing and returns false.
 func (c *Context) OnError(err error) (wait time.Duration, retry bool) {
 	r := c.r
 	if r == nil || c.state != running || err == nil {
 		return 0, false
 	}
 	r.totalCalls.Add(1)
-	retryable, perr := c.classify(err)
+	retryable, ends, perr := c.classify(err)
 	if perr != nil {
 		c.hookPanicked(perr, err)
 		return 0, false
 	}
 	if !retryable {
 		r.failedWithout.Add(1)
-		r.publish(EventIgnoredError, c.attempts, err, 0)
-		c.stop(err)
+		r.publish(EventIgnoredError, c.attempts, ends, 0)
+		c.stop(ends)
 		return 0, false
 	}
 	c.lastErr = err
@@ -108,12 +125,21 @@ func (c *Context) OnError(err error) (wait time.Duration, retry bool) {
 		c.stop(c.maxRetriesExceeded())
 		return 0, false
 	}
+	if c.reason = c.gate(wait); c.reason != nil {
+		// The event carries the ending error, so that its Reason reaches subscribers and logs.
+		r.failedWith.Add(1)
+		end := c.maxRetriesExceeded()
+		r.publish(EventError, c.attempts, end, 0)
+		c.stop(end)
+		return 0, false
+	}
 	r.publish(EventRetry, c.attempts, err, wait)
 	return wait, true
 }
 
 // OnResult offers a value returned without error to RetryOnResultPredicate, as Resilience4j's
-// Context.onResult. When retry is true the result matched and attempts remain:
+// Context.onResult. When retry is true the result matched and a retry is allowed (attempts
+// remain, the interval is not negative, MaxDuration and the Budget allow it):
 // ConsumeResultBeforeRetryAttempt has seen it, a RETRY event was published, and the caller
 // waits wait and makes the next attempt. When retry is false the caller must call OnSuccess,
 // which completes the call — as a failure when the result still matched but retrying stopped.
@@ -153,6 +179,10 @@ func (c *Context) OnResult(result any) (wait time.Duration, retry bool) {
 		c.state = resultStopped
 		return 0, false
 	}
+	if c.reason = c.gate(wait); c.reason != nil {
+		c.state = resultStopped
+		return 0, false
+	}
 	r.totalCalls.Add(1)
 	r.publish(EventRetry, c.attempts, nil, wait)
 	return wait, true
@@ -179,11 +209,12 @@ func (c *Context) OnSuccess() {
 		}
 		if r.events.Active() {
 			// As Resilience4j: the last error, or a MaxRetriesExceeded placeholder when there is
-			// none or the call fails with one anyway.
+			// none or the call fails with one anyway; also when MaxDuration or the Budget
+			// stopped it, so that the Reason is seen.
 			evErr := c.lastErr
 			if err != nil {
 				evErr = err
-			} else if evErr == nil {
+			} else if evErr == nil || c.reason != nil {
 				evErr = c.maxRetriesExceeded()
 			}
 			r.publish(EventError, c.attempts, evErr, 0)
@@ -215,7 +246,23 @@ func (c *Context) maxRetriesExceeded() *MaxRetriesExceededError {
 		MaxAttempts: c.r.maxAttempts,
 		LastResult:  c.lastResult,
 		LastErr:     c.lastErr,
+		Reason:      c.reason,
 	}
+}
+
+// gate decides whether a retry after wait may be made, once the attempts and the interval
+// allow it: it returns ErrMaxDurationExceeded when the wait would end after start +
+// MaxDuration, ErrBudgetExhausted when the budget has no retry to give (a retry allowed is
+// withdrawn from it), and nil otherwise.
+func (c *Context) gate(wait time.Duration) error {
+	r := c.r
+	if r.maxDuration > 0 && wait > r.maxDuration-time.Since(c.start) {
+		return ErrMaxDurationExceeded
+	}
+	if r.budget != nil && !r.budget.withdrawRetry() {
+		return ErrBudgetExhausted
+	}
+	return nil
 }
 
 // hookPanicked ends the call when a config hook panicked: a failure (with retry when an earlier
@@ -239,13 +286,19 @@ func (c *Context) hookPanicked(perr *safe.PanicError, attemptErr error) {
 // The config hooks below are user code: a panic in one becomes a *safe.PanicError instead of
 // unwinding through the caller's call.
 
-func (c *Context) classify(err error) (retry bool, perr *safe.PanicError) {
+// classify reports whether err is retried and, when it is not, the error the call ends with:
+// err without the mark of Permanent, or err itself. Matching runs the Is and As methods of err,
+// user code too.
+func (c *Context) classify(err error) (retry bool, ends error, perr *safe.PanicError) {
 	defer func() {
 		if v := recover(); v != nil {
 			perr = safe.NewPanicError(v)
 		}
 	}()
-	return c.r.shouldRetry(err), nil
+	if unmarked, permanent := unmarkPermanent(err); permanent {
+		return false, unmarked, nil
+	}
+	return c.r.shouldRetry(err), err, nil
 }
 
 func (c *Context) matchResult(result any) (match bool, perr *safe.PanicError) {

@@ -19,6 +19,30 @@
 // retry comes from WaitDuration (constant) or an interval function: FixedInterval,
 // ExponentialBackoff, RandomizedInterval, ExponentialRandomBackoff, or your own.
 //
+// # Beyond Resilience4j: the options Go retry libraries have
+//
+// Three more limits can stop a call before its attempts run out; each ends it as running out
+// does, with a *MaxRetriesExceededError wrapping the last error, whose Reason says which limit
+// it was (errors.Is finds ErrMaxRetriesExceeded, the Reason and the call's own error):
+//
+//   - Config.MaxDuration bounds one call's attempts and waits together (cenkalti/backoff's
+//     MaxElapsedTime, failsafe-go's WithMaxDuration): a retry whose wait would end after it is
+//     not made. Reason ErrMaxDurationExceeded.
+//   - Config.Budget, a *Budget shared by every Retry guarding one dependency, bounds retries to
+//     a ratio of calls over a sliding window with a reserve (Finagle's RetryBudget, gRPC's
+//     retry throttling), so a dead dependency sees at most (1 + Ratio) × calls attempts, plus
+//     the reserve, instead of MaxAttempts × calls. Reason ErrBudgetExhausted.
+//   - Permanent(err), returned by the call, stops at once whatever the lists say
+//     (backoff.Permanent, failsafe-go's AbortOn); the call ends with err, unmarked. To name
+//     such errors in the Config instead, list them in IgnoreErrors, which does the same.
+//
+// Jittered backoffs from AWS's "Exponential Backoff And Jitter" complete the interval
+// functions: FullJitterBackoff (a wait in [0, base × 2^(attempt−1)], capped) and
+// DecorrelatedJitterBackoff; WithJitter adds an absolute ± jitter to any interval function,
+// where RandomizedInterval's factor is relative. They draw from the math/rand/v2 Source they are
+// given, so that a test can fix their waits (rand.NewPCG(1, 2)), or from the top-level
+// generator when it is nil, as RandomizedInterval and ExponentialRandomBackoff always do.
+//
 // Every call that ends counts once in one of the four outcome counters of Metrics, and
 // subscribers (Subscribe) receive the events RETRY before each wait, SUCCESS when a call
 // succeeds after at least one retry, ERROR when retrying stops on a failure, and IGNORED_ERROR
@@ -74,6 +98,8 @@
 //     a result predicate exhausts the attempts); a call stopped by a negative wait counts as
 //     failed with retry (Resilience4j counts it nowhere). IGNORED_ERROR events carry the number
 //     of earlier retried attempts (Resilience4j reports 0).
+//   - MaxDuration, Budget, Permanent and the jittered backoffs have no Resilience4j
+//     counterpart (see above); left unset, a Retry behaves as Resilience4j's.
 //   - New refuses, with the field named, what Resilience4j accepts silently: WaitDuration set
 //     together with an interval function, an error list entry that could never match.
 package retry

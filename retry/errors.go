@@ -4,18 +4,30 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 )
 
 // ErrMaxRetriesExceeded matches (errors.Is) every *MaxRetriesExceededError.
 var ErrMaxRetriesExceeded = errors.New("retry: max retries exceeded")
+
+// ErrMaxDurationExceeded is the Reason of a *MaxRetriesExceededError whose call stopped because
+// its next wait would have ended after Config.MaxDuration, as cenkalti/backoff's MaxElapsedTime
+// and failsafe-go's WithMaxDuration.
+var ErrMaxDurationExceeded = errors.New("retry: max duration exceeded")
+
+// ErrBudgetExhausted is the Reason of a *MaxRetriesExceededError whose call stopped because
+// Config.Budget had no retry left to give, as gRPC's retry throttling and Finagle's RetryBudget.
+var ErrBudgetExhausted = errors.New("retry: retry budget exhausted")
 
 // ErrNilRetry is returned by Execute when the *Retry is nil.
 var ErrNilRetry = errors.New("retry: nil *Retry")
 
 // MaxRetriesExceededError is the error of a call that stopped retrying while its last outcome
 // was still one to retry, as Resilience4j's MaxRetriesExceededException: its attempts ran out
-// (Attempts == MaxAttempts) or the interval function returned a negative wait
-// (Attempts < MaxAttempts). Execute returns it
+// (Attempts == MaxAttempts), the interval function returned a negative wait
+// (Attempts < MaxAttempts), the next wait would have ended after Config.MaxDuration (Reason
+// ErrMaxDurationExceeded) or Config.Budget refused the retry (Reason ErrBudgetExhausted).
+// Execute returns it
 //
 //   - when the last attempt failed with an error that is retried: LastErr is that error, and
 //     Unwrap returns it, so errors.Is and errors.As find the call's own error;
@@ -23,7 +35,9 @@ var ErrNilRetry = errors.New("retry: nil *Retry")
 //     RetryOnResultPredicate still matched: LastResult is that result and LastErr the error of
 //     an earlier attempt, if any.
 //
-// errors.Is(err, ErrMaxRetriesExceeded) is true. The call did run, so it is not a levee
+// errors.Is(err, ErrMaxRetriesExceeded) is true, and so is errors.Is(err, Reason) when Reason is
+// set, so a caller can tell a call stopped by the budget from one that ran out of attempts
+// without looking inside. The call did run, so it is not a levee
 // rejection, unless its last error was one (retried because RetryRejections listed it).
 type MaxRetriesExceededError struct {
 	Name        string // the Retry's name
@@ -31,14 +45,22 @@ type MaxRetriesExceededError struct {
 	MaxAttempts int    // the Config's MaxAttempts
 	LastResult  any
 	LastErr     error
+
+	// Reason is nil when the attempts ran out or the interval function stopped retrying;
+	// ErrMaxDurationExceeded or ErrBudgetExhausted when that stopped the call.
+	Reason error
 }
 
 // Error reads "retry: Retry '<name>' has exhausted all attempts (<attempts>)" or, when the
 // interval function stopped it early, "retry: Retry '<name>' stopped after <attempts> of
-// <max> attempts", followed by ": <last error>" when there is one.
+// <max> attempts", or with a Reason "retry: Retry '<name>' stopped after <attempts> of <max>
+// attempts (retry budget exhausted)", followed by ": <last error>" when there is one.
 func (e *MaxRetriesExceededError) Error() string {
 	var msg string
-	if e.Attempts < e.MaxAttempts {
+	if e.Reason != nil {
+		msg = fmt.Sprintf("retry: Retry '%s' stopped after %d of %d attempts (%s)", e.Name, e.Attempts, e.MaxAttempts,
+			strings.TrimPrefix(e.Reason.Error(), "retry: "))
+	} else if e.Attempts < e.MaxAttempts {
 		msg = fmt.Sprintf("retry: Retry '%s' stopped after %d of %d attempts", e.Name, e.Attempts, e.MaxAttempts)
 	} else {
 		msg = fmt.Sprintf("retry: Retry '%s' has exhausted all attempts (%d)", e.Name, e.Attempts)
@@ -49,8 +71,10 @@ func (e *MaxRetriesExceededError) Error() string {
 	return msg
 }
 
-// Is reports whether target is ErrMaxRetriesExceeded.
-func (e *MaxRetriesExceededError) Is(target error) bool { return target == ErrMaxRetriesExceeded }
+// Is reports whether target is ErrMaxRetriesExceeded, or the Reason when there is one.
+func (e *MaxRetriesExceededError) Is(target error) bool {
+	return target == ErrMaxRetriesExceeded || (e.Reason != nil && target == e.Reason)
+}
 
 // Unwrap returns LastErr.
 func (e *MaxRetriesExceededError) Unwrap() error { return e.LastErr }

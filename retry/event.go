@@ -19,9 +19,11 @@ const (
 	// publishes no event.
 	EventSuccess
 	// EventError: the call failed and will not be retried any more: its attempts are exhausted,
-	// its interval function returned a negative interval, or a config hook panicked.
+	// its interval function returned a negative interval, MaxDuration or the Budget refused
+	// the next retry, or a config hook panicked.
 	EventError
-	// EventIgnoredError: the call failed with an error that is not retried.
+	// EventIgnoredError: the call failed with an error that is not retried (LastErr is
+	// without the mark of Permanent).
 	EventIgnoredError
 )
 
@@ -55,8 +57,10 @@ type Event struct {
 
 	// LastErr is the error of the outcome: the error being retried (nil on EventRetry caused by
 	// a result), the last error before a success (nil if only results were retried), the error
-	// not retried, or on EventError the last error — or a *MaxRetriesExceededError when
-	// retrying stopped on a result with no earlier error, or with FailAfterMaxAttempts.
+	// not retried, or on EventError the last error — or a *MaxRetriesExceededError (which
+	// wraps the last error, if any) when retrying stopped on a result with no earlier error,
+	// with FailAfterMaxAttempts, or because MaxDuration or the Budget refused the next retry,
+	// so that its Reason is seen.
 	LastErr error
 
 	// WaitInterval is the wait before the next attempt; set on EventRetry only.

@@ -21,18 +21,20 @@ import (
 //   - nil, when that attempt's value is accepted (a success, after retries or not);
 //   - the attempt's error itself, unchanged, when it is not retried: an error IgnoreErrors or
 //     the classification above leaves alone, or a rejection RetryRejections does not list —
-//     even after earlier retries;
+//     even after earlier retries; an error marked by Permanent ends the call at once too,
+//     without the mark (see Permanent);
 //   - the caller's cancellation itself, unchanged, when an attempt returns an error matching
 //     ctx.Err() once ctx is done: it is not retried and counted in no outcome;
 //   - when ctx is done during a wait (or before a retry with no wait), an error that matches
 //     ctx.Err() and context.Cause(ctx) with errors.Is and also wraps the last attempt's error,
 //     so neither is lost; no further attempt runs and no outcome is counted;
 //   - a *MaxRetriesExceededError wrapping the last error when the last attempt failed with a
-//     retried error and retrying stopped, because the attempts ran out or because the interval
-//     function returned a negative wait: errors.Is finds both ErrMaxRetriesExceeded and the
-//     call's own error;
+//     retried error and retrying stopped, because the attempts ran out, the interval function
+//     returned a negative wait, the next wait would end after MaxDuration (Reason
+//     ErrMaxDurationExceeded) or the Budget refused the retry (Reason ErrBudgetExhausted):
+//     errors.Is finds ErrMaxRetriesExceeded, the Reason if any, and the call's own error;
 //   - nil, when the last attempt's result still matched RetryOnResultPredicate and retrying
-//     stopped (attempts ran out or a negative wait): the caller gets that result as it is.
+//     stopped (for any of the reasons above): the caller gets that result as it is.
 //     With FailAfterMaxAttempts the error is instead a *MaxRetriesExceededError carrying the
 //     result in LastResult;
 //   - a *levee.PanicError when a config hook (a predicate, an interval function,

@@ -269,6 +269,28 @@ func TestIntervalConstructorsRefuseBadArguments(t *testing.T) {
 		{"ExponentialRandomBackoff max", func() (retry.IntervalFunction, error) {
 			return retry.ExponentialRandomBackoff(2*ms, 2, 0.5, ms)
 		}, "retry: ExponentialRandomBackoff max must be 0 (no cap) or >= initial (2ms), got 1ms"},
+		{"FullJitterBackoff base", func() (retry.IntervalFunction, error) { return retry.FullJitterBackoff(0, 0, nil) },
+			"retry: FullJitterBackoff base must be > 0, got 0s"},
+		{"FullJitterBackoff max below base", func() (retry.IntervalFunction, error) { return retry.FullJitterBackoff(2*ms, ms, nil) },
+			"retry: FullJitterBackoff max must be 0 (no cap) or >= base (2ms), got 1ms"},
+		{"FullJitterBackoff max negative", func() (retry.IntervalFunction, error) { return retry.FullJitterBackoff(ms, -ms, nil) },
+			"retry: FullJitterBackoff max must be 0 (no cap) or >= base (1ms), got -1ms"},
+		{"DecorrelatedJitterBackoff base", func() (retry.IntervalFunction, error) { return retry.DecorrelatedJitterBackoff(-ms, ms, nil) },
+			"retry: DecorrelatedJitterBackoff base must be > 0, got -1ms"},
+		{"DecorrelatedJitterBackoff max required", func() (retry.IntervalFunction, error) {
+			return retry.DecorrelatedJitterBackoff(ms, 0, nil)
+		}, "retry: DecorrelatedJitterBackoff max must be >= base (1ms), got 0s"},
+		{"DecorrelatedJitterBackoff max below base", func() (retry.IntervalFunction, error) {
+			return retry.DecorrelatedJitterBackoff(ms, ms-1, nil)
+		}, "retry: DecorrelatedJitterBackoff max must be >= base (1ms), got 999.999µs"},
+		{"WithJitter f", func() (retry.IntervalFunction, error) { return retry.WithJitter(nil, ms, nil) },
+			"retry: WithJitter f must not be nil"},
+		{"WithJitter jitter", func() (retry.IntervalFunction, error) {
+			return retry.WithJitter(func(int) time.Duration { return ms }, 0, nil)
+		}, "retry: WithJitter jitter must be > 0, got 0s"},
+		{"WithJitter jitter negative", func() (retry.IntervalFunction, error) {
+			return retry.WithJitter(func(int) time.Duration { return ms }, -ms, nil)
+		}, "retry: WithJitter jitter must be > 0, got -1ms"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

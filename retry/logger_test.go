@@ -96,3 +96,23 @@ func TestLoggerAtInfoLogsOnlyExhaustion(t *testing.T) {
 	}, h.Records())
 	assert.Same(t, logger, r.Config().Logger)
 }
+
+// TestLoggerSaysWhyRetryingStopped: a call stopped by the budget (or MaxDuration) logs the
+// ending error, whose message names the reason.
+func TestLoggerSaysWhyRetryingStopped(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		h, logger := logtest.New(slog.LevelInfo)
+		budget, err := retry.NewBudget(retry.BudgetConfig{Ratio: 1, MinRetriesPerSecond: retry.NoBudgetMinimum})
+		require.NoError(t, err)
+		r, err := retry.New("payment", retry.Config{MaxAttempts: 5, WaitDuration: 100 * ms, Budget: budget, Logger: logger})
+		require.NoError(t, err)
+
+		_, err = retry.Execute(context.Background(), r, newScript(fail(errGateway)).call)
+		require.ErrorIs(t, err, retry.ErrBudgetExhausted)
+		assert.EqualError(t, err, "retry: Retry 'payment' stopped after 2 of 5 attempts (retry budget exhausted): gateway 503")
+		assert.Equal(t, []logtest.Record{
+			{Level: slog.LevelInfo, Msg: "retries exhausted",
+				Attrs: retryAttrs("ERROR", map[string]any{"attempt": int64(2), "err": err})},
+		}, h.Records())
+	})
+}

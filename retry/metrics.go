@@ -12,8 +12,8 @@ type Metrics struct {
 	// retried, even when earlier attempts of the call were retried.
 	NumberOfFailedCallsWithoutRetryAttempt int64
 	// NumberOfFailedCallsWithRetryAttempt counts calls that failed after their attempts ran out
-	// (including MaxAttempts 1), or whose interval function stopped them, or that ended with
-	// their result still matching RetryOnResultPredicate.
+	// (including MaxAttempts 1), or whose interval function, MaxDuration or Budget stopped them,
+	// or that ended with their result still matching RetryOnResultPredicate.
 	NumberOfFailedCallsWithRetryAttempt int64
 	// NumberOfTotalCalls counts attempts: every invocation of a guarded call, once, except an
 	// attempt ended by its caller's own cancellation, which no counter of the retry counts.

@@ -84,8 +84,27 @@ type Config struct {
 	// Resilience4j's consumeResultBeforeRetryAttempt (e.g. to close a response body).
 	ConsumeResultBeforeRetryAttempt func(attempt int, result any)
 
+	// MaxDuration bounds the time one call spends on all its attempts and waits, measured from
+	// its start (Execute's call, or NewContext for a Context driven by hand), as cenkalti/backoff's
+	// MaxElapsedTime and failsafe-go's WithMaxDuration: a retry whose wait would end later than
+	// start + MaxDuration is not made, and the call ends as when its attempts run out, with a
+	// *MaxRetriesExceededError whose Reason is ErrMaxDurationExceeded (or, on a result, as
+	// FailAfterMaxAttempts says). A wait ending exactly at start + MaxDuration is made. It does
+	// not interrupt an attempt under way: bound attempts with a context or a TimeLimiter.
+	// 0, the default, means no limit; negative values are refused.
+	MaxDuration time.Duration
+
+	// Budget, when set, bounds the retries of this Retry, and of every other Retry sharing it,
+	// to a ratio of their calls (see Budget): a retry the budget refuses is not made, and the
+	// call ends as when its attempts run out, with a *MaxRetriesExceededError whose Reason is
+	// ErrBudgetExhausted (or, on a result, as FailAfterMaxAttempts says). Each call deposits
+	// once; each retry withdraws one, after every other check, just before its wait. Nil, the
+	// default, means no budget.
+	Budget *Budget
+
 	// FailAfterMaxAttempts makes a call whose attempts ran out on results (RetryOnResultPredicate
-	// still matching; also when a negative interval stopped retrying on a result) fail with a
+	// still matching; also when a negative interval, MaxDuration or Budget stopped retrying on a
+	// result) fail with a
 	// *MaxRetriesExceededError carrying the last result, instead of returning that result.
 	FailAfterMaxAttempts bool
 
@@ -116,6 +135,8 @@ type Retry struct {
 	ignoreErrors    errmatch.List
 	retryRejections errmatch.List
 	retryAll        bool // neither RetryErrors nor RetryOnErrorPredicate is set
+	maxDuration     time.Duration
+	budget          *Budget
 
 	successWithout atomic.Int64
 	successWith    atomic.Int64
@@ -151,6 +172,9 @@ func New(name string, cfg Config) (*Retry, error) {
 	case cfg.IntervalFunction != nil && cfg.IntervalBiFunction != nil:
 		return nil, errors.New("retry: set IntervalFunction or IntervalBiFunction, not both")
 	}
+	if cfg.MaxDuration < 0 {
+		return nil, fmt.Errorf("retry: MaxDuration must be >= 0 (0 for no limit), got %v", cfg.MaxDuration)
+	}
 	wait := cfg.WaitDuration
 	switch {
 	case cfg.IntervalFunction != nil || cfg.IntervalBiFunction != nil:
@@ -185,6 +209,8 @@ func New(name string, cfg Config) (*Retry, error) {
 		ignoreErrors:    ignoreErrors,
 		retryRejections: retryRejections,
 		retryAll:        retryErrors.Empty() && cfg.RetryOnErrorPredicate == nil,
+		maxDuration:     cfg.MaxDuration,
+		budget:          cfg.Budget,
 	}
 	logging.Subscribe(&r.events, cfg.Logger, logging.Retry, name, logRecord)
 	return r, nil
@@ -240,7 +266,7 @@ func (r *Retry) Config() Config {
 	return c
 }
 
-// shouldRetry classifies a failed attempt's error. A levee rejection is retried only when
+// shouldRetry classifies a failed attempt's error (the mark of Permanent is checked before). A levee rejection is retried only when
 // RetryRejections matches it. Any other error follows Resilience4j's effective exception
 // predicate: (RetryErrors OR RetryOnErrorPredicate, default true) AND NOT IgnoreErrors. The
 // predicate runs in user code, so a panic in it is left to the caller's guard.

@@ -244,7 +244,8 @@ func Unordered() Option {
 // key is called once per element, on one goroutine, in input order; it must be cheap and not
 // block, since the elements after one wait for it. A panic in key, or a key that cannot be
 // compared (a K of interface type holding a slice), fails the element with a *levee.PanicError
-// in its Result's Err, without a call and without WithFallback. Keys are compared with ==.
+// in its Result's Err, without a call and without WithFallback. Keys are compared with ==,
+// so an element whose key is not equal to itself (NaN) is ordered with no other.
 // The type of key must match the operator's element: func(V) K for Map[V, R], Filter[V] and
 // FlatMap[V, R], func([]V) K for Batch (whose element is the batch); the operator refuses any
 // other with an error, and a nil key. OrderByKey with Unordered is refused: the Results of one

@@ -133,6 +133,16 @@ func (a *attempt[T]) settle() {
 // one result per 10,000 calls cancelled as they returned; three lost none in 50,000.
 const returnYields = 3
 
+// pastDeadline reports whether the attempt's own deadline has fired or passed. The attempt's
+// context is cancelled once the call returns, so its Err alone would say Canceled for a call
+// that returned at its deadline before the timer fired.
+func (a *attempt[T]) pastDeadline(start time.Time) bool {
+	if a.ctx.Err() == context.DeadlineExceeded {
+		return true
+	}
+	return a.tl.cancelRunning && time.Since(start) >= a.tl.timeout
+}
+
 // outcome decides, once the caller has woken up, what it returns.
 func (a *attempt[T]) outcome(ctx context.Context, start time.Time) (T, error) {
 	var zero T
@@ -161,9 +171,11 @@ func (a *attempt[T]) outcome(ctx context.Context, start time.Time) (T, error) {
 		return v, nil
 	case safe.CallerCancelled(ctx, err):
 		return v, err
-	case a.ctx.Err() == context.DeadlineExceeded && safe.Is(err, context.DeadlineExceeded):
-		// The attempt's deadline fired before the call returned, and the call reports it:
-		// that is this limiter's timeout, whichever goroutine the scheduler ran first.
+	case a.pastDeadline(start) && safe.Is(err, context.DeadlineExceeded):
+		// The attempt's deadline has passed and the call reports it: that is this limiter's
+		// timeout, whichever goroutine the scheduler ran first, and even when the call saw the
+		// deadline pass (a server answering to the same deadline) before the context's timer
+		// fired.
 		return zero, tl.recordTimeout(time.Since(start), err)
 	default:
 		tl.onError(time.Since(start), err)

@@ -86,7 +86,10 @@ type lanes[V any, K comparable] struct {
 }
 
 // Enter turns a panic of the key function, or of the map given a key it cannot hash (an
-// interface K holding a slice), into the input's error; the lanes are left as they were.
+// interface K holding a slice), into the input's error; the lanes are left as they were. A
+// key not equal to itself (NaN, or a struct or interface holding one) has no lane: its input
+// is ordered with nothing, as it equals no other key, and a lane under it could never leave
+// the map.
 func (s *lanes[V, K]) Enter(v V) (l *Lane, err error) {
 	defer func() {
 		if r := recover(); r != nil {
@@ -96,6 +99,9 @@ func (s *lanes[V, K]) Enter(v V) (l *Lane, err error) {
 	k := s.key(v)
 	if l := s.m[k]; l != nil {
 		return l, nil
+	}
+	if k != k { // NaN, or a key holding one: it matches no key, not even itself
+		return nil, nil
 	}
 	if n := len(s.pool); n > 0 {
 		l, s.pool = s.pool[n-1], s.pool[:n-1]

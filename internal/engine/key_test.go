@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"math"
 	"runtime"
 	"testing"
 	"testing/synctest"
@@ -172,4 +173,32 @@ func TestStageByKeyFailsAnInputWithoutAKey(t *testing.T) {
 		assert.Equal(t, 2, calls)
 		assert.Equal(t, 0, ls.Len())
 	})
+}
+
+// A key not equal to itself (NaN, or a struct or interface holding one) matches no key, not
+// even its own: its input is ordered with nothing, and no lane is kept for it (a lane under
+// NaN could never be deleted from the map, so the lanes grew with every such input).
+func TestLanesOrderAKeyNotEqualToItselfWithNothing(t *testing.T) {
+	nan := math.NaN()
+	floats := KeyBy(func(v float64) float64 { return v }).newLanes()
+	type pair struct {
+		s string
+		f float64
+	}
+	pairs := KeyBy(func(v float64) pair { return pair{"k", v} }).newLanes()
+	anys := KeyBy(func(v float64) any { return v }).newLanes()
+	for _, lanes := range []LaneSet[float64]{floats, pairs, anys} {
+		for range 3 {
+			l, err := lanes.Enter(nan)
+			require.NoError(t, err)
+			assert.Nil(t, l)
+		}
+		assert.Equal(t, 0, lanes.Len())
+		l, err := lanes.Enter(1)
+		require.NoError(t, err)
+		require.NotNil(t, l)
+		assert.Equal(t, 1, lanes.Len())
+		lanes.Leave(l)
+		assert.Equal(t, 0, lanes.Len())
+	}
 }

@@ -11,6 +11,7 @@ package pipeline
 
 import (
 	"context"
+	"sync"
 
 	"github.com/levee-go/levee/bulkhead"
 	"github.com/levee-go/levee/circuitbreaker"
@@ -217,23 +218,48 @@ func exec[A, T any](ctx context.Context, layers []Layer[T], i int, fn func(conte
 // here rather than shared with exec's other layers, whose next must stay on the stack. For the
 // same reason the inner layers report their fallback outcome into one of their own, copied to
 // out once dec returns, so that out stays on the caller's stack; like a retry's attempts, each
-// run of next reports its own outcome.
+// run of next reports its own outcome, and the run that ends last is the one that counts. dec
+// may run next several times at once (a hedge), so each run reports into an outcome of its
+// own and hands it over under a lock.
 func execDecorated[A, T any](ctx context.Context, dec func(context.Context, func(context.Context) (T, error)) (T, error), layers []Layer[T], i int, fn func(context.Context, A) (T, error), a A, out *fallback.Outcome) (T, error) {
-	var inner *fallback.Outcome
+	var last *lastOutcome
 	if out != nil {
-		inner = new(fallback.Outcome)
+		last = new(lastOutcome)
 	}
 	next := func(ctx context.Context) (T, error) {
-		if inner != nil {
-			*inner = fallback.Outcome{}
+		if last == nil {
+			return exec(ctx, layers, i-1, fn, a, nil)
 		}
-		return exec(ctx, layers, i-1, fn, a, inner)
+		var o fallback.Outcome
+		v, err := exec(ctx, layers, i-1, fn, a, &o)
+		last.set(o)
+		return v, err
 	}
 	v, err := safe.Call(ctx, func(ctx context.Context) (T, error) { return dec(ctx, next) })
-	if inner != nil && inner.Fallback {
-		*out = *inner
+	if last != nil {
+		if o := last.get(); o.Fallback {
+			*out = o
+		}
 	}
 	return v, err
+}
+
+// lastOutcome is the outcome of the run of a decorator's next that ended last.
+type lastOutcome struct {
+	mu  sync.Mutex
+	out fallback.Outcome
+}
+
+func (l *lastOutcome) set(o fallback.Outcome) {
+	l.mu.Lock()
+	l.out = o
+	l.mu.Unlock()
+}
+
+func (l *lastOutcome) get() fallback.Outcome {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.out
 }
 
 // timeLimitedResult carries the inner chain's fallback outcome out of the time limiter's

@@ -1,6 +1,8 @@
-// Command observe runs the payment scenario against a failing gateway and serves levee's
-// metrics for Prometheus at /metrics, under Resilience4j's Micrometer names, so that the
-// Grafana dashboard beside this file (grafana-dashboard.json) shows them.
+// Command observe runs the payment scenario against a failing gateway and serves what levee
+// observes of it: the metrics for Prometheus at /metrics, under Resilience4j's Micrometer
+// names, so that the Grafana dashboard beside this file (grafana-dashboard.json) shows them,
+// and under /levee/ the status API in the shapes of Resilience4j's actuator endpoints
+// (/levee/circuitbreakers, /levee/health, ...) and the live dashboard page (/levee/).
 //
 //	go run ./leveeprom/examples/observe -addr 127.0.0.1:9464
 //
@@ -11,8 +13,10 @@
 // price lookup through a retry (three attempts, no wait) fails after its retries. A scrape then
 // shows resilience4j_circuitbreaker_state{state="open"} 1,
 // resilience4j_circuitbreaker_calls_seconds_count{kind="failed"} 5 and
-// resilience4j_circuitbreaker_not_permitted_calls_total 3. The program serves until
-// interrupted; with -once it prints the scrape and exits.
+// resilience4j_circuitbreaker_not_permitted_calls_total 3, and GET /levee/circuitbreakers the
+// same figures (state OPEN, failedCalls 5, notPermittedCalls 3); GET /levee/health answers 200
+// with the breaker's component CIRCUIT_OPEN, since an open breaker does not make the service
+// unhealthy. The program serves until interrupted; with -once it prints the scrape and exits.
 package main
 
 import (
@@ -35,13 +39,14 @@ import (
 	"github.com/levee-go/levee/circuitbreaker"
 	"github.com/levee-go/levee/examples/payment"
 	"github.com/levee-go/levee/leveeprom"
+	"github.com/levee-go/levee/leveestatus"
 	"github.com/levee-go/levee/ratelimiter"
 	"github.com/levee-go/levee/registry"
 	"github.com/levee-go/levee/retry"
 )
 
 func main() {
-	addr := flag.String("addr", "127.0.0.1:9464", "address to serve /metrics on")
+	addr := flag.String("addr", "127.0.0.1:9464", "address to serve /metrics and /levee/ on")
 	once := flag.Bool("once", false, "print one scrape of /metrics and exit instead of serving")
 	flag.Parse()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
@@ -72,7 +77,7 @@ func run(ctx context.Context, addr string, once bool, out io.Writer) error {
 		return err
 	}
 	srv := &http.Server{Handler: a.Handler(), ReadHeaderTimeout: 5 * time.Second}
-	fmt.Fprintf(out, "serving http://%s/metrics; interrupt to stop\n", ln.Addr())
+	fmt.Fprintf(out, "serving http://%s/metrics and the status API and dashboard at http://%[1]s/levee/; interrupt to stop\n", ln.Addr())
 	go func() {
 		<-ctx.Done()
 		_ = srv.Close()
@@ -83,14 +88,15 @@ func run(ctx context.Context, addr string, once bool, out io.Writer) error {
 	return nil
 }
 
-// app is the service: a payment client, its patterns in a levee registry, and the
-// Prometheus registry serving them.
+// app is the service: a payment client, its patterns in a levee registry, the Prometheus
+// registry serving their metrics and the status handler serving their state.
 type app struct {
 	gw        *payment.Gateway
 	client    *payment.Client
 	levreg    *registry.Registry
 	collector *leveeprom.Collector
 	metrics   http.Handler
+	status    *leveestatus.Handler
 
 	cb *circuitbreaker.CircuitBreaker
 	bh *bulkhead.Bulkhead
@@ -115,6 +121,10 @@ func newApp() (*app, error) {
 		return nil, err
 	}
 	a.metrics = promhttp.HandlerFor(reg, promhttp.HandlerOpts{})
+	if a.status, err = leveestatus.NewHandler(a.levreg); err != nil {
+		a.Close()
+		return nil, err
+	}
 	return a, nil
 }
 
@@ -146,15 +156,19 @@ func (a *app) build() (err error) {
 	)
 }
 
-// Handler serves /metrics.
+// Handler serves /metrics, and the status API and the dashboard under /levee/.
 func (a *app) Handler() http.Handler {
 	mux := http.NewServeMux()
 	mux.Handle("GET /metrics", a.metrics)
+	mux.Handle("/levee/", http.StripPrefix("/levee", a.status))
 	return mux
 }
 
-// Close stops the collector, the client and the gateway.
+// Close stops the status handler, the collector, the client and the gateway.
 func (a *app) Close() {
+	if a.status != nil {
+		_ = a.status.Close()
+	}
 	if a.collector != nil {
 		a.collector.Close()
 	}

@@ -71,6 +71,41 @@ func TestScrapeAfterTheScenario(t *testing.T) {
 		assert.Contains(t, lines, want)
 	}
 	assert.Len(t, lines, 19+2+2+4+3, "19 series of the breaker, 2 of the bulkhead, 2 of the limiter, 4 of the retry, and the summary's 3 _sum lines")
+
+	// The status API, on the same server, shows the same figures.
+	code, body := get(t, srv, "/levee/circuitbreakers")
+	assert.Equal(t, http.StatusOK, code)
+	const details = `{"failureRate":100,"failureRateThreshold":50,"slowCallRate":0,"slowCallRateThreshold":100,` +
+		`"bufferedCalls":5,"failedCalls":5,"slowCalls":0,"slowFailedCalls":0,"notPermittedCalls":3,"state":"OPEN"}`
+	assert.JSONEq(t, `{"circuitBreakers":{"payment":`+details+`}}`, body)
+
+	// An open breaker leaves the service UP: the health check answers 200.
+	code, body = get(t, srv, "/levee/health")
+	assert.Equal(t, http.StatusOK, code)
+	assert.JSONEq(t, `{"status":"UP","components":{"payment":{"status":"CIRCUIT_OPEN","details":`+details+`}}}`, body)
+
+	// One lookup failed after its three attempts; numberOfTotalCalls counts the attempts.
+	code, body = get(t, srv, "/levee/retries")
+	assert.Equal(t, http.StatusOK, code)
+	assert.JSONEq(t, `{"retries":{"pricing":{"maxAttempts":3,"numberOfSuccessfulCallsWithoutRetryAttempt":0,`+
+		`"numberOfSuccessfulCallsWithRetryAttempt":0,"numberOfFailedCallsWithoutRetryAttempt":0,`+
+		`"numberOfFailedCallsWithRetryAttempt":1,"numberOfTotalCalls":3}}}`, body)
+
+	// The dashboard is served at the mount's root.
+	code, body = get(t, srv, "/levee/")
+	assert.Equal(t, http.StatusOK, code)
+	assert.Contains(t, body, "<!doctype html>")
+}
+
+// get GETs path from srv over HTTP and returns the status code and the body.
+func get(t *testing.T, srv *httptest.Server, path string) (int, string) {
+	t.Helper()
+	resp, err := srv.Client().Get(srv.URL + path)
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	require.NoError(t, err)
+	return resp.StatusCode, string(body)
 }
 
 func TestRunOnce(t *testing.T) {
@@ -93,17 +128,23 @@ func TestServeUntilCancelled(t *testing.T) {
 	sc := bufio.NewScanner(pr)
 	require.True(t, sc.Scan())
 	require.True(t, sc.Scan())
-	serving := regexp.MustCompile(`^serving (http://127\.0\.0\.1:\d+/metrics); interrupt to stop$`).FindStringSubmatch(sc.Text())
-	require.Len(t, serving, 2, sc.Text())
+	serving := regexp.MustCompile(`^serving (http://127\.0\.0\.1:\d+)/metrics and the status API and dashboard at (http://127\.0\.0\.1:\d+)/levee/; interrupt to stop$`).FindStringSubmatch(sc.Text())
+	require.Len(t, serving, 3, sc.Text())
+	require.Equal(t, serving[1], serving[2])
 
 	client := &http.Client{Transport: &http.Transport{}}
 	defer client.CloseIdleConnections()
-	resp, err := client.Get(serving[1])
-	require.NoError(t, err)
-	body, err := io.ReadAll(resp.Body)
-	require.NoError(t, err)
-	require.NoError(t, resp.Body.Close())
-	assert.Contains(t, string(body), `resilience4j_circuitbreaker_state{name="payment",state="open",team="checkout"} 1`)
+	fetch := func(path string) string {
+		resp, err := client.Get(serving[1] + path)
+		require.NoError(t, err)
+		body, err := io.ReadAll(resp.Body)
+		require.NoError(t, err)
+		require.NoError(t, resp.Body.Close())
+		require.Equal(t, http.StatusOK, resp.StatusCode, path)
+		return string(body)
+	}
+	assert.Contains(t, fetch("/metrics"), `resilience4j_circuitbreaker_state{name="payment",state="open",team="checkout"} 1`)
+	assert.Contains(t, fetch("/levee/circuitbreakers/payment"), `"state":"OPEN"`)
 
 	cancel()
 	require.NoError(t, <-done)

@@ -1,0 +1,59 @@
+// Package adaptive limits the calls to one dependency that run at the same time with a limit
+// that moves by itself, as Netflix's concurrency-limits and failsafe-go's adaptivelimiter: the
+// limiter measures each call's latency and raises the limit while the dependency answers as
+// fast as when idle, and lowers it when calls start to queue at the dependency (their latency
+// rises) or are dropped (they time out). The limit thus follows the dependency's real
+// capacity, where a bulkhead's fixed MaxConcurrentCalls must be guessed and is wrong as soon
+// as the dependency slows down or scales.
+//
+//	l, err := adaptive.New("search", adaptive.Config{})
+//	...
+//	hits, err := adaptive.Execute(ctx, l, index.Search)
+//
+// Two algorithms move the limit (see Algorithm for the formulas and their sources). Vegas, the
+// default, estimates the calls queued at the dependency as limit × (1 − noLoadLatency /
+// latency) and keeps that estimate between Alpha and Beta calls: against a dependency that
+// answers in 10 ms up to 8 concurrent calls and slows linearly past 8, 64 callers settle the
+// limit at 9, and the dependency answers in 11.25 ms. AIMD grows the limit by one per call and
+// multiplies it by BackoffRatio on a drop or a call slower than Timeout; it needs only a clear
+// overload signal. The limit stays within [MinLimit, MaxLimit].
+//
+// A caller that finds the limit reached is refused at once with the limiter's
+// *LimitExceededError, which matches ErrLimitExceeded and is a levee rejection (levee.
+// IsRejection): by default a circuit breaker does not record it and Retry does not retry it.
+// With MaxQueued > 0 it waits instead, first come first served, at most MaxWaitDuration or
+// until its context ends.
+//
+// Execute runs one call under a permit and learns from its outcome; Decorator makes the
+// limiter a layer of a levee.Pipeline, so that it guards calls, stream elements (packages
+// stream and operators) and futures (package async) alike. Acquire returns a Permit for code
+// that cannot hand over a function; each permit is ended once with OnSuccess, OnDropped,
+// OnIgnore or Record. Metrics (Limit, InFlight, Queued and counts) and Subscribe
+// (CALL_PERMITTED, CALL_REJECTED, LIMIT_CHANGED events) observe the limiter.
+//
+// Admitting a call, ending it and refusing one allocate nothing; a caller that queues
+// allocates its place in the queue. One mutex guards the limit, the count in flight and the
+// queue; it is never held across a user's call or an event consumer.
+//
+// # Differences from Netflix's concurrency-limits
+//
+//   - A measured call counts only if it started under the current limit, and Vegas averages
+//     a window of limit such calls before it moves the limit. Netflix applies every sample as
+//     it comes, or averages samples over a time window (WindowedLimit); levee ignores the
+//     samples taken under an older limit, so the limit moves at most about once per round
+//     trip and reacts to latencies it caused itself. In the scenario above this keeps the
+//     limit at 9 or 10, where sample-by-sample updates overshoot to 11 now and then.
+//   - Vegas's thresholds default to Alpha = 1 and Beta = 2 (times max(1, log10(limit))),
+//     where Netflix uses 3 and 6: the limit settles within two calls of the concurrency at
+//     which latency starts to rise, not six. Netflix's separate "no queue at all" step
+//     (limit + beta) is folded into the ordinary increase.
+//   - The no-load latency is the lowest latency ever measured. Netflix's Vegas resets it to a
+//     recent sample from time to time (a probe), so that a dependency whose idle latency has
+//     risen for good is followed; levee does not yet, so a limiter whose dependency became
+//     slower for good settles lower than it should: create a new one then.
+//   - Gradient and Gradient2 are not offered.
+//   - Execute classifies the outcome itself: a deadline (including a levee
+//     timelimiter.TimeoutError) is a drop; the caller's own cancellation, an inner levee
+//     rejection and a panic teach nothing; any other error is an ordinary latency sample.
+//   - The queue is bounded by MaxQueued and MaxWaitDuration and honours the caller's context.
+package adaptive

@@ -1,0 +1,37 @@
+package adaptive
+
+import "time"
+
+// Metrics is a snapshot of a limiter's state, taken at one instant.
+type Metrics struct {
+	// Limit is the number of calls admitted at once now.
+	Limit int
+	// InFlight is the number of calls holding a permit.
+	InFlight int
+	// Queued is the number of callers waiting for a permit.
+	Queued int
+	// NoLoadLatency is the lowest latency measured so far (Vegas's baseline), 0 before the
+	// first measured call.
+	NoLoadLatency time.Duration
+	// Permitted, Rejected and Dropped count, since New, the permits granted, the callers
+	// refused (limit reached, wait ended or context ended) and the calls ended as dropped.
+	Permitted, Rejected, Dropped uint64
+}
+
+// Metrics returns a snapshot of l, or the zero Metrics for a nil l.
+func (l *Limiter) Metrics() Metrics {
+	if l == nil {
+		return Metrics{}
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return Metrics{
+		Limit:         l.limit,
+		InFlight:      l.inFlight,
+		Queued:        l.queued,
+		NoLoadLatency: l.noLoad,
+		Permitted:     l.permitted,
+		Rejected:      l.rejected,
+		Dropped:       l.dropped,
+	}
+}

@@ -1,0 +1,171 @@
+// Command httpclient calls a flaky pricing service on the loopback interface through
+// leveehttp's Transport, and prints how each of its requests was answered and what the circuit
+// breaker did.
+//
+//	go run ./examples/httpclient
+//
+// The service answers 30 % of requests with 503, 4 % with 429 and Retry-After: 1, lets 2 % hang,
+// and goes down entirely for two seconds in the middle of the run; its fate for each request is
+// drawn from a seeded source, so every run sends the same answers in the same order. The client
+// makes 100 requests, one every 100ms, through Fallback(Retry(CircuitBreaker(TimeLimiter(call)))):
+//
+//   - a retry of 3 attempts, 20ms apart, or until a Retry-After has passed (capped at 200ms);
+//   - a breaker over the last 20 attempts that opens at 60 % failures for 500ms (2 probes
+//     decide whether it closes), and until the Retry-After's instant when a 429 asks for one
+//     (leveehttp.OpenOnRetryAfter);
+//   - a time limit of 50ms per attempt, which ends a hung request;
+//   - a fallback that answers a cached price while the breaker is open.
+//
+// Each request ends live (a 200 from the service), answered by the fallback, or failed (the last
+// 503 or 429, or a timeout, once the retry gave up). The test runs the same program on a fake
+// clock (testing/synctest) over an in-memory connection, where every figure is exact; a run on a
+// busy machine can shift a request across the end of an open breaker and differ by a few.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/levee-go/levee"
+	"github.com/levee-go/levee/circuitbreaker"
+	"github.com/levee-go/levee/fallback"
+	"github.com/levee-go/levee/leveehttp"
+	"github.com/levee-go/levee/retry"
+	"github.com/levee-go/levee/timelimiter"
+)
+
+const (
+	seed        = 3
+	requests    = 100
+	pace        = 100 * time.Millisecond // one request every pace
+	outageStart = 4 * time.Second
+	outageEnd   = 6 * time.Second
+)
+
+func main() {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "listen:", err)
+		os.Exit(1)
+	}
+	if _, err := run(os.Stdout, ln, &http.Transport{}); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+}
+
+// report is what a run measured.
+type report struct {
+	Live, Fallback, Failed int
+	Failures               map[string]int // failed requests by what the caller got
+	Received, Hung         int            // at the service
+	Answers                map[int]int    // the service's answers by status
+	Transitions            []string       // the breaker's, "1.234s CLOSED->OPEN"
+}
+
+// run serves the flaky service on ln, sends the requests through next, prints what happened
+// to w and returns it. It closes ln and next's idle connections.
+func run(w io.Writer, ln net.Listener, next *http.Transport) (report, error) {
+	start := time.Now()
+	svc := newFlaky(seed, start)
+	srv := &http.Server{Handler: svc}
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ln) }()
+	defer func() {
+		next.CloseIdleConnections()
+		srv.Close()
+		<-served
+	}()
+
+	rep := report{Failures: map[string]int{}}
+	cb, err := circuitbreaker.New("pricing", leveehttp.CircuitBreakerConfig(circuitbreaker.Config{
+		SlidingWindowSize: 20, MinimumNumberOfCalls: 10, FailureRateThreshold: 60,
+		WaitDurationInOpenState: 500 * time.Millisecond, PermittedNumberOfCallsInHalfOpenState: 2,
+		TransitionOnResult: leveehttp.OpenOnRetryAfter,
+	}))
+	if err != nil {
+		return rep, err
+	}
+	cb.Subscribe(func(e circuitbreaker.Event) {
+		if e.Type == circuitbreaker.EventStateTransition {
+			rep.Transitions = append(rep.Transitions, fmt.Sprintf("%v %v->%v",
+				time.Since(start).Round(time.Millisecond), e.From, e.To))
+		}
+	})
+	rt, err := retry.New("pricing", leveehttp.RetryConfig(retry.Config{MaxAttempts: 3, WaitDuration: 20 * time.Millisecond}))
+	if err != nil {
+		return rep, err
+	}
+	tl, err := timelimiter.New("pricing", timelimiter.Config{TimeoutDuration: 50 * time.Millisecond})
+	if err != nil {
+		return rep, err
+	}
+	cached, err := fallback.New("pricing", fallback.OnError(circuitbreaker.ErrCallNotPermitted,
+		func(context.Context, error) (*http.Response, error) {
+			return &http.Response{
+				StatusCode: http.StatusOK, Header: http.Header{"X-Fallback": {"cached"}},
+				Body: io.NopCloser(strings.NewReader("price=1899")),
+			}, nil
+		}))
+	if err != nil {
+		return rep, err
+	}
+	p := levee.DefaultPipeline(levee.Patterns{Retry: rt, CircuitBreaker: cb, TimeLimiter: tl}, cached)
+	tr, err := leveehttp.NewTransport(next, p, leveehttp.Config{MaxRetryAfter: 200 * time.Millisecond})
+	if err != nil {
+		return rep, err
+	}
+	client := &http.Client{Transport: tr}
+	url := "http://" + ln.Addr().String() + "/price"
+
+	for i := range requests {
+		time.Sleep(time.Until(start.Add(time.Duration(i) * pace)))
+		resp, err := client.Get(url)
+		switch {
+		case err != nil:
+			rep.Failed++
+			rep.Failures[failure(err)]++
+		case resp.Header.Get("X-Fallback") != "":
+			rep.Fallback++
+		case resp.StatusCode == http.StatusOK:
+			rep.Live++
+		default:
+			rep.Failed++
+			rep.Failures[resp.Status]++
+		}
+		if resp != nil {
+			io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+		}
+	}
+	rep.Received, rep.Hung, rep.Answers = svc.counts()
+
+	fmt.Fprintf(w, "%d requests: %d live, %d fallback, %d failed\n", requests, rep.Live, rep.Fallback, rep.Failed)
+	for _, k := range []string{"503 Service Unavailable", "429 Too Many Requests", "timeout"} {
+		if n := rep.Failures[k]; n > 0 {
+			fmt.Fprintf(w, "  failed with %s: %d\n", k, n)
+		}
+	}
+	fmt.Fprintf(w, "the service received %d requests: %d answered 200, %d 503, %d 429, %d hung\n", rep.Received,
+		rep.Answers[http.StatusOK], rep.Answers[http.StatusServiceUnavailable], rep.Answers[http.StatusTooManyRequests], rep.Hung)
+	fmt.Fprintln(w, "breaker transitions:")
+	for _, t := range rep.Transitions {
+		fmt.Fprintln(w, " ", t)
+	}
+	return rep, nil
+}
+
+// failure names what a failed request ended with.
+func failure(err error) string {
+	if errors.Is(err, timelimiter.ErrTimeout) {
+		return "timeout"
+	}
+	return err.Error()
+}

@@ -1,0 +1,34 @@
+// Package keyed holds one instance per key — a circuit breaker per downstream host, an
+// adaptive limiter or a bulkhead per tenant — with bounded memory: instances are created on a
+// key's first Get and evicted when they would otherwise pile up, the least recently used one
+// beyond MaxKeys and any one unused for IdleTimeout.
+//
+//	breakers, err := keyed.New(keyed.Config{MaxKeys: 1000, IdleTimeout: 5 * time.Minute},
+//		func(host string) (*circuitbreaker.CircuitBreaker, error) {
+//			return circuitbreaker.New(host, cfg)
+//		})
+//	...
+//	cb, err := breakers.Get(req.URL.Host)
+//	resp, err := circuitbreaker.Execute(ctx, cb, send)
+//
+// Get is get-or-create: the creation function runs once per key however many goroutines ask
+// for it at the same time, a failed creation is not kept, and getting a key that exists takes
+// one mutex and allocates nothing. Idle keys are evicted lazily, at the next access (Get,
+// Remove, All, Metrics, CountBy), so no goroutine runs and there is nothing to close;
+// EvictIdle evicts them on demand, for instance from a ticker of your own. Subscribe receives
+// every eviction with the key, the instance and the Cause (CAPACITY, IDLE, REMOVED), to
+// unsubscribe the instance's consumers or take it out of a registry.
+//
+// Metrics are kept for the set, never per key: Metrics counts keys, hits, misses, creations and
+// evictions by cause, CountBy counts instances per label of your choice, and
+// CircuitBreakerStates counts breakers per state, so that a metrics backend gets a bounded set
+// of series (six, for the states) however many keys come and go. Per-key series with
+// unbounded keys are the classic way to exhaust a Prometheus server.
+//
+// # Differences from Resilience4j
+//
+// Resilience4j's registries hold named instances created on first use too
+// (CircuitBreakerRegistry.circuitBreaker(name)), but never evict them: one instance per
+// tenant or host grows without bound. Package registry is levee's counterpart of those named
+// registries; keyed is for keys that come and go.
+package keyed

@@ -1,0 +1,414 @@
+package leveeconfig
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/levee-go/levee"
+	"github.com/levee-go/levee/async"
+	"github.com/levee-go/levee/bulkhead"
+	"github.com/levee-go/levee/circuitbreaker"
+	"github.com/levee-go/levee/ratelimiter"
+	"github.com/levee-go/levee/registry"
+	"github.com/levee-go/levee/retry"
+	"github.com/levee-go/levee/timelimiter"
+)
+
+// builtinErrors are Resilience4j's own exceptions, which need no registration.
+var builtinErrors = map[string]error{
+	"io.github.resilience4j.circuitbreaker.CallNotPermittedException": circuitbreaker.ErrCallNotPermitted,
+	"io.github.resilience4j.bulkhead.BulkheadFullException":           bulkhead.ErrBulkheadFull,
+	"io.github.resilience4j.ratelimiter.RequestNotPermitted":          ratelimiter.ErrRequestNotPermitted,
+	"java.util.concurrent.TimeoutException":                           timelimiter.ErrTimeout,
+}
+
+// resolve merges each entry with its base configs, as Spring's baseConfig: the entry's own
+// keys over its base's, recursively; an instance without baseConfig inherits configs.default
+// when there is one. It returns the merged props of every config and instance.
+func (ps *parser) resolve(sec *rawSection) (cfgs, insts map[string]props) {
+	cfgs, insts = map[string]props{}, map[string]props{}
+	var merge func(e *entry, instance bool, visiting []string) props
+	merge = func(e *entry, instance bool, visiting []string) props {
+		out := props{}
+		base := ""
+		bv := e.props["baseConfig"]
+		switch {
+		case bv != nil:
+			base = bv.scalar
+		case instance && sec.configs[registry.DefaultConfigName] != nil:
+			base = registry.DefaultConfigName
+		}
+		if base != "" {
+			be := sec.configs[base]
+			switch {
+			case be == nil && bv != nil:
+				ps.fail(bv.src, bv.path, "names no entry of %s.configs (have: %s)", sec.prefix, strings.Join(slices.Sorted(maps.Keys(sec.configs)), ", "))
+			case slices.Contains(visiting, base):
+				ps.fail(bv.src, bv.path, "a cycle of baseConfig: %s -> %s", strings.Join(visiting, " -> "), base)
+			default:
+				maps.Copy(out, merge(be, false, append(visiting, base)))
+			}
+		}
+		for k, v := range e.props {
+			if k != "baseConfig" {
+				out[k] = v
+			}
+		}
+		return out
+	}
+	for name, e := range sec.configs {
+		cfgs[name] = merge(e, false, []string{name})
+	}
+	for name, e := range sec.instances {
+		insts[name] = merge(e, true, nil)
+	}
+	return cfgs, insts
+}
+
+// reader reads the merged keys of one entry into a Go config, reporting bad values.
+type reader struct {
+	ps     *parser
+	p      props
+	errors map[string]error
+}
+
+func (r *reader) failf(v *value, format string, args ...any) {
+	r.ps.fail(v.src, v.path, format, args...)
+}
+
+func (r *reader) dur(key string) (time.Duration, *value) {
+	v := r.p[key]
+	if v == nil {
+		return 0, nil
+	}
+	d, err := ParseDuration(v.scalar)
+	if err != nil {
+		r.failf(v, "%v", err)
+		return 0, nil
+	}
+	return d, v
+}
+
+func (r *reader) int(key string, min int) (int, *value) {
+	v := r.p[key]
+	if v == nil {
+		return 0, nil
+	}
+	n, err := parseInt(v.scalar)
+	if err != nil {
+		r.failf(v, "%v", err)
+		return 0, nil
+	}
+	if n < min {
+		r.failf(v, "must be at least %d, got %d", min, n)
+		return 0, nil
+	}
+	return n, v
+}
+
+func (r *reader) float(key string) (float64, *value) {
+	v := r.p[key]
+	if v == nil {
+		return 0, nil
+	}
+	f, err := parseFloat(v.scalar)
+	if err != nil {
+		r.failf(v, "%v", err)
+		return 0, nil
+	}
+	return f, v
+}
+
+func (r *reader) bool(key string) (bool, *value) {
+	v := r.p[key]
+	if v == nil {
+		return false, nil
+	}
+	b, err := parseBool(v.scalar)
+	if err != nil {
+		r.failf(v, "%v", err)
+		return false, nil
+	}
+	return b, v
+}
+
+// percent reads a rate threshold: (0, 100], as Resilience4j. An explicit 0 is refused rather
+// than read as the default.
+func (r *reader) percent(key string, dst *float32) {
+	f, v := r.float(key)
+	if v == nil {
+		return
+	}
+	if f <= 0 || f > 100 {
+		r.failf(v, "must be in (0, 100], got %s", v.scalar)
+		return
+	}
+	*dst = float32(f)
+}
+
+// positive reads a duration that must be more than 0 (where 0 in a Go Config would mean the
+// default, an explicit 0 is refused).
+func (r *reader) positive(key string, min time.Duration, dst *time.Duration) {
+	d, v := r.dur(key)
+	if v == nil {
+		return
+	}
+	if d < min {
+		r.failf(v, "must be at least %v, got %s", min, v.scalar)
+		return
+	}
+	*dst = d
+}
+
+// exceptions maps a list of Java class names to Go errors: the user's table first, then
+// Resilience4j's own exceptions. It returns the plain errors and the levee rejections apart.
+func (r *reader) exceptions(key string) (plain, rejections []error) {
+	v := r.p[key]
+	if v == nil {
+		return nil, nil
+	}
+	for _, name := range v.list {
+		err, ok := r.errors[name]
+		if !ok {
+			err, ok = builtinErrors[name]
+		}
+		if !ok || err == nil {
+			r.failf(v, "unknown exception class %q: map it to a Go error in Options.Errors", name)
+			continue
+		}
+		if levee.IsRejection(err) {
+			rejections = append(rejections, err)
+		} else {
+			plain = append(plain, err)
+		}
+	}
+	return plain, rejections
+}
+
+// interval reads the keys of Resilience4j's IntervalFunction: exponential backoff and
+// randomized wait on top of initial, whose key is initialKey. ok is false when neither is
+// enabled.
+func (r *reader) interval(initial time.Duration, initialKey, maxKey string) (fn retry.IntervalFunction, ok bool) {
+	exp, ev := r.bool("enableExponentialBackoff")
+	rnd, rv := r.bool("enableRandomizedWait")
+	mult, mv := r.float("exponentialBackoffMultiplier")
+	factor, fv := r.float("randomizedWaitFactor")
+	maxWait, xv := r.dur(maxKey)
+	for _, unused := range []struct {
+		v  *value
+		on bool
+		by string
+	}{{mv, exp, "enableExponentialBackoff"}, {xv, exp, "enableExponentialBackoff"}, {fv, rnd, "enableRandomizedWait"}} {
+		if unused.v != nil && !unused.on {
+			r.ps.warn(unused.v.src, unused.v.path, "ignored without %s: true, as in Resilience4j", unused.by)
+		}
+	}
+	if !exp && !rnd {
+		return nil, false
+	}
+	if mv == nil {
+		mult = 1.5
+	}
+	if fv == nil {
+		factor = 0.5
+	}
+	var err error
+	switch {
+	case exp && rnd:
+		fn, err = retry.ExponentialRandomBackoff(initial, mult, factor, maxWait)
+	case exp:
+		fn, err = retry.ExponentialBackoff(initial, mult, maxWait)
+	default:
+		fn, err = retry.RandomizedInterval(initial, factor)
+	}
+	if err != nil {
+		at := ev
+		if at == nil {
+			at = rv
+		}
+		if iv := r.p[initialKey]; iv != nil && initial <= 0 {
+			at = iv
+		}
+		r.failf(at, "%s", strings.TrimPrefix(err.Error(), "retry: "))
+		return nil, false
+	}
+	return fn, true
+}
+
+func (r *reader) circuitBreaker() circuitbreaker.Config {
+	var c circuitbreaker.Config
+	r.percent("failureRateThreshold", &c.FailureRateThreshold)
+	r.percent("slowCallRateThreshold", &c.SlowCallRateThreshold)
+	r.positive("slowCallDurationThreshold", time.Nanosecond, &c.SlowCallDurationThreshold)
+	if v := r.p["slidingWindowType"]; v != nil {
+		switch norm(v.scalar) {
+		case "countbased":
+			c.SlidingWindowType = circuitbreaker.CountBased
+		case "timebased":
+			c.SlidingWindowType = circuitbreaker.TimeBased
+		default:
+			r.failf(v, "must be COUNT_BASED or TIME_BASED, got %q", v.scalar)
+		}
+	}
+	if n, v := r.int("slidingWindowSize", 1); v != nil {
+		c.SlidingWindowSize = n
+	}
+	if n, v := r.int("minimumNumberOfCalls", 1); v != nil {
+		c.MinimumNumberOfCalls = n
+	}
+	if n, v := r.int("permittedNumberOfCallsInHalfOpenState", 1); v != nil {
+		c.PermittedNumberOfCallsInHalfOpenState = n
+	}
+	r.positive("waitDurationInOpenState", time.Millisecond, &c.WaitDurationInOpenState)
+	if d, v := r.dur("maxWaitDurationInHalfOpenState"); v != nil {
+		if d > 0 && d < time.Millisecond {
+			r.failf(v, "must be 0 (wait for the probes) or at least 1ms, got %s", v.scalar)
+		}
+		c.MaxWaitDurationInHalfOpenState = d
+	}
+	if b, v := r.bool("automaticTransitionFromOpenToHalfOpenEnabled"); v != nil {
+		c.AutomaticTransitionFromOpenToHalfOpenEnabled = b
+	}
+	initial := c.WaitDurationInOpenState
+	if initial == 0 {
+		initial = circuitbreaker.DefaultConfig().WaitDurationInOpenState
+	}
+	if fn, ok := r.interval(initial, "waitDurationInOpenState", "exponentialMaxWaitDurationInOpenState"); ok {
+		c.WaitDurationInOpenState = 0
+		c.WaitIntervalFunctionInOpenState = func(attempt int) time.Duration { return fn(attempt) }
+	}
+	c.RecordErrors, c.RecordRejections = r.exceptions("recordExceptions")
+	// A rejection is never recorded unless listed; ignoring wins over recording.
+	var ignoredRejections []error
+	c.IgnoreErrors, ignoredRejections = r.exceptions("ignoreExceptions")
+	c.RecordRejections = slices.DeleteFunc(c.RecordRejections, func(rej error) bool {
+		return slices.Contains(ignoredRejections, rej)
+	})
+	return c
+}
+
+func (r *reader) retry() retry.Config {
+	var c retry.Config
+	if n, v := r.int("maxAttempts", 1); v != nil {
+		c.MaxAttempts = n
+	}
+	wait, wv := r.dur("waitDuration")
+	initial := wait
+	if wv == nil {
+		initial = retry.DefaultWaitDuration
+	}
+	if fn, ok := r.interval(initial, "waitDuration", "exponentialMaxWaitDuration"); ok {
+		c.IntervalFunction = fn
+	} else if wv != nil {
+		c.WaitDuration = wait
+		if wait == 0 {
+			c.WaitDuration = retry.NoWait // waitDuration: 0 is no wait, not the default
+		}
+	}
+	c.RetryErrors, c.RetryRejections = r.exceptions("retryExceptions")
+	var ignoredRejections []error
+	c.IgnoreErrors, ignoredRejections = r.exceptions("ignoreExceptions")
+	// Ignoring wins over retrying, as in Resilience4j; a rejection not listed is never retried.
+	c.RetryRejections = slices.DeleteFunc(c.RetryRejections, func(rej error) bool {
+		return slices.Contains(ignoredRejections, rej)
+	})
+	if b, v := r.bool("failAfterMaxAttempts"); v != nil {
+		c.FailAfterMaxAttempts = b
+	}
+	return c
+}
+
+func (r *reader) bulkhead() bulkhead.Config {
+	var c bulkhead.Config
+	if n, v := r.int("maxConcurrentCalls", 0); v != nil {
+		c.MaxConcurrentCalls = n
+		if n == 0 {
+			c.MaxConcurrentCalls = bulkhead.NoConcurrentCalls // 0 admits no call, not the default 25
+		}
+	}
+	if d, v := r.dur("maxWaitDuration"); v != nil {
+		c.MaxWaitDuration = d
+	}
+	if b, v := r.bool("fairCallHandlingStrategyEnabled"); v != nil {
+		c.DisableFairCallHandling = !b
+	}
+	return c
+}
+
+func (r *reader) workerPool() async.WorkerPoolConfig {
+	var c async.WorkerPoolConfig
+	if n, v := r.int("coreThreadPoolSize", 1); v != nil {
+		c.CoreThreadPoolSize = n
+	}
+	if n, v := r.int("maxThreadPoolSize", 1); v != nil {
+		c.MaxThreadPoolSize = n
+	}
+	if n, v := r.int("queueCapacity", 0); v != nil {
+		c.QueueCapacity = n
+		if n == 0 {
+			c.QueueCapacity = async.NoQueue // 0 is no queue, not the default 100
+		}
+	}
+	if d, v := r.dur("keepAliveDuration"); v != nil {
+		c.KeepAliveDuration = d
+		if d == 0 {
+			c.KeepAliveDuration = async.NoKeepAlive // 0 ends idle extra workers at once
+		}
+	}
+	return c
+}
+
+func (r *reader) rateLimiter() ratelimiter.Config {
+	var c ratelimiter.Config
+	if n, v := r.int("limitForPeriod", 1); v != nil {
+		c.LimitForPeriod = n
+	}
+	r.positive("limitRefreshPeriod", time.Nanosecond, &c.LimitRefreshPeriod)
+	if d, v := r.dur("timeoutDuration"); v != nil {
+		c.TimeoutDuration = d
+		if d == 0 {
+			c.TimeoutDuration = ratelimiter.NoWait // 0 is no wait, not the default 5s
+		}
+	}
+	return c
+}
+
+func (r *reader) timeLimiter() timelimiter.Config {
+	var c timelimiter.Config
+	r.positive("timeoutDuration", time.Nanosecond, &c.TimeoutDuration)
+	if b, v := r.bool("cancelRunningFuture"); v != nil {
+		c.DisableCancelRunningFuture = !b
+	}
+	return c
+}
+
+// check builds a throwaway instance from a config, to report what New refuses (a combination
+// of fields, as coreThreadPoolSize above maxThreadPoolSize) against the entry.
+func check(ps *parser, p registry.Pattern, e *entry, cfg any) {
+	var err error
+	switch c := cfg.(type) {
+	case circuitbreaker.Config:
+		_, err = circuitbreaker.New(e.name, c)
+	case retry.Config:
+		_, err = retry.New(e.name, c)
+	case bulkhead.Config:
+		_, err = bulkhead.New(e.name, c)
+	case async.WorkerPoolConfig:
+		var wp *async.WorkerPool
+		if wp, err = async.NewWorkerPool(e.name, c); err == nil {
+			_ = wp.Close()
+		}
+	case ratelimiter.Config:
+		_, err = ratelimiter.New(e.name, c)
+	case timelimiter.Config:
+		_, err = timelimiter.New(e.name, c)
+	default:
+		err = fmt.Errorf("unexpected config %T of %s", cfg, p)
+	}
+	if err != nil {
+		ps.fail(e.src, e.path, "%v", err)
+	}
+}

@@ -1,0 +1,255 @@
+package leveeconfig
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"maps"
+	"os"
+	"slices"
+	"sync"
+
+	"github.com/levee-go/levee/async"
+	"github.com/levee-go/levee/bulkhead"
+	"github.com/levee-go/levee/circuitbreaker"
+	"github.com/levee-go/levee/ratelimiter"
+	"github.com/levee-go/levee/registry"
+	"github.com/levee-go/levee/retry"
+	"github.com/levee-go/levee/timelimiter"
+)
+
+// Options are what a file cannot say.
+type Options struct {
+	// Errors maps the Java exception class names a file lists (recordExceptions,
+	// ignoreExceptions, retryExceptions) to the Go errors they stand for, matched with
+	// errors.Is (or levee.ErrorType[E]() markers, matched with errors.As):
+	//
+	//	Errors: map[string]error{"demo.r4j.GatewayException": payment.ErrGateway}
+	//
+	// Resilience4j's own exceptions need no entry: CallNotPermittedException,
+	// BulkheadFullException, RequestNotPermitted and java.util.concurrent.TimeoutException
+	// stand for levee's rejections and timelimiter.ErrTimeout. A name in neither is a load
+	// error; so is a nil error.
+	Errors map[string]error
+	// Environ is the environment whose RESILIENCE4J_* variables override the file, as
+	// "NAME=value" strings; nil means os.Environ(), and an empty non-nil slice none.
+	Environ []string
+}
+
+// Section is one pattern's part of a loaded configuration, each config resolved: its own keys
+// over its base's, the rest Resilience4j's defaults (zero fields of C). C is the pattern's
+// config type.
+type Section[C any] struct {
+	// Configs are the shared configs, configs.NAME (configs.default is the default).
+	Configs map[string]C
+	// Instances are the instances' configs, instances.NAME.
+	Instances map[string]C
+	// Tags are the section's tags (resilience4j.<pattern>.tags), given to every instance it
+	// declares, as Resilience4j's registry tags.
+	Tags map[string]string
+}
+
+// Config is a loaded configuration: every pattern's configs and instances, the aspect order
+// and the warnings. Make one with Load or Parse; it is read-only, and safe for concurrent
+// use, except that Reload calls on one registry must not overlap.
+type Config struct {
+	// File is the name the configuration was loaded from.
+	File string
+
+	// CircuitBreakers to TimeLimiters are the sections of each pattern: resilience4j.
+	// circuitbreaker, retry, bulkhead, thread-pool-bulkhead, ratelimiter and timelimiter.
+	CircuitBreakers Section[circuitbreaker.Config]
+	Retries         Section[retry.Config]
+	Bulkheads       Section[bulkhead.Config]
+	WorkerPools     Section[async.WorkerPoolConfig] // resilience4j.thread-pool-bulkhead
+	RateLimiters    Section[ratelimiter.Config]
+	TimeLimiters    Section[timelimiter.Config]
+
+	// Order is the pipeline's order from the aspect-order keys, outermost first: Spring's
+	// default is Retry, CircuitBreaker, RateLimiter, TimeLimiter, Bulkhead.
+	Order []registry.Pattern
+
+	// Warnings are the keys accepted but not honoured and the configurations worth a
+	// second look, sorted by source.
+	Warnings []Warning
+
+	settings map[registry.Pattern]map[string]props // the instances' merged keys
+	reload   *sync.Mutex
+}
+
+// Load reads the YAML or JSON file at path (JSON is read as the YAML it is) and the
+// environment's overrides, as Parse.
+func Load(path string, opts Options) (*Config, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("leveeconfig: %w", err)
+	}
+	return Parse(path, data, opts)
+}
+
+// Parse reads data, a YAML or JSON document named file (the name appears in errors), with
+// Resilience4j's Spring Boot keys under resilience4j: circuitbreaker, retry, bulkhead,
+// thread-pool-bulkhead (async.WorkerPool), ratelimiter and timelimiter, each with configs,
+// instances, tags and its aspect-order key; other top-level keys are not read. Then it applies
+// the RESILIENCE4J_* variables of opts.Environ over the file.
+//
+// A key present means its value; a key absent takes Resilience4j's default (see the package
+// documentation). Every unknown key, unknown exception class and bad value is an *Error naming
+// the file (or variable), the line and the key's path; Parse returns all of them joined with
+// errors.Join, and no Config.
+func Parse(file string, data []byte, opts Options) (*Config, error) {
+	ps := newParser(file)
+	ps.parse(data)
+	environ := opts.Environ
+	if environ == nil {
+		environ = os.Environ()
+	}
+	ps.env(environ)
+
+	c := &Config{File: file, settings: map[registry.Pattern]map[string]props{}, reload: &sync.Mutex{}}
+	c.CircuitBreakers = section(ps, registry.CircuitBreaker, opts, c, (*reader).circuitBreaker)
+	c.Retries = section(ps, registry.Retry, opts, c, (*reader).retry)
+	c.Bulkheads = section(ps, registry.Bulkhead, opts, c, (*reader).bulkhead)
+	c.WorkerPools = section(ps, registry.WorkerPool, opts, c, (*reader).workerPool)
+	c.RateLimiters = section(ps, registry.RateLimiter, opts, c, (*reader).rateLimiter)
+	c.TimeLimiters = section(ps, registry.TimeLimiter, opts, c, (*reader).timeLimiter)
+	c.Order = ps.order()
+
+	if len(ps.errs) > 0 {
+		return nil, errors.Join(sortErrors(ps.errs)...)
+	}
+	c.Warnings = sortWarnings(ps.warns)
+	return c, nil
+}
+
+// section builds one pattern's Section.
+func section[C any](ps *parser, p registry.Pattern, opts Options, c *Config, build func(*reader) C) Section[C] {
+	sec := ps.sections[p]
+	cfgs, insts := ps.resolve(sec)
+	out := Section[C]{Configs: map[string]C{}, Instances: map[string]C{}, Tags: maps.Clone(sec.tags)}
+	one := func(e *entry, pr props) C {
+		before := len(ps.errs)
+		cfg := build(&reader{ps: ps, p: pr, errors: opts.Errors})
+		if len(ps.errs) == before {
+			check(ps, p, e, cfg)
+		}
+		return cfg
+	}
+	for _, name := range slices.Sorted(maps.Keys(cfgs)) {
+		out.Configs[name] = one(sec.configs[name], cfgs[name])
+	}
+	for _, name := range slices.Sorted(maps.Keys(insts)) {
+		out.Instances[name] = one(sec.instances[name], insts[name])
+	}
+	c.settings[p] = insts
+	return out
+}
+
+func sourceCmp(a, b Source) int {
+	return cmp.Or(cmp.Compare(a.Env, b.Env), cmp.Compare(a.File, b.File), cmp.Compare(a.Line, b.Line))
+}
+
+// sortErrors orders errors by source and path and drops repeats (a bad value of a base
+// config is met once per entry that inherits it).
+func sortErrors(errs []error) []error {
+	slices.SortStableFunc(errs, func(a, b error) int {
+		ea, eb := a.(*Error), b.(*Error)
+		return cmp.Or(sourceCmp(ea.Source, eb.Source), cmp.Compare(ea.Path, eb.Path))
+	})
+	return slices.CompactFunc(errs, func(a, b error) bool { return *a.(*Error) == *b.(*Error) })
+}
+
+func sortWarnings(ws []Warning) []Warning {
+	slices.SortStableFunc(ws, func(a, b Warning) int {
+		return cmp.Or(sourceCmp(a.Source, b.Source), cmp.Compare(a.Path, b.Path))
+	})
+	return slices.Compact(ws)
+}
+
+// Names returns the names of pattern p's instances (instances.NAME), sorted.
+func (c *Config) Names(p registry.Pattern) []string {
+	if c == nil {
+		return nil
+	}
+	return slices.Sorted(maps.Keys(c.settings[p]))
+}
+
+// Settings returns the effective keys of pattern p's instance named name, in Resilience4j's
+// order of keys: each with its value and where it was set (the file's line, which may be a
+// base config's, or the variable), or the default. Keys with no default that nothing set, and
+// ignored keys, are left out. It returns nil for an instance the file does not declare.
+func (c *Config) Settings(p registry.Pattern, name string) []Setting {
+	if c == nil {
+		return nil
+	}
+	pr, ok := c.settings[p][name]
+	if !ok {
+		return nil
+	}
+	var out []Setting
+	for _, sp := range specs[p] {
+		if sp.ignored != "" || sp.refused != "" {
+			continue
+		}
+		if v := pr[sp.name]; v != nil {
+			out = append(out, Setting{Key: sp.name, Value: v.text(), Source: v.src})
+		} else if sp.def != "" {
+			out = append(out, Setting{Key: sp.name, Value: sp.def})
+		}
+	}
+	return out
+}
+
+// Apply stores c in r and creates every instance c declares, as Spring Boot does at
+// start-up: each configs.NAME becomes a shared config (SetCircuitBreakerConfig, ...), each
+// instances.NAME an InstanceConfig with the section's tags (ConfigureCircuitBreaker, ...),
+// then the instances are made with the get-or-create methods (an instance r already holds is
+// kept as it is: use Reload to change it). The caller owns the worker pools created and
+// closes them. It returns the errors of the instances that could not be made, joined.
+func (c *Config) Apply(r *registry.Registry) error {
+	if c == nil || r == nil {
+		return errors.New("leveeconfig: Apply needs a Config and a registry")
+	}
+	return errors.Join(
+		apply(c.CircuitBreakers, r.SetCircuitBreakerConfig, r.ConfigureCircuitBreaker, r.CircuitBreaker),
+		apply(c.Retries, r.SetRetryConfig, r.ConfigureRetry, r.Retry),
+		apply(c.Bulkheads, r.SetBulkheadConfig, r.ConfigureBulkhead, r.Bulkhead),
+		apply(c.WorkerPools, r.SetWorkerPoolConfig, r.ConfigureWorkerPool, r.WorkerPool),
+		apply(c.RateLimiters, r.SetRateLimiterConfig, r.ConfigureRateLimiter, r.RateLimiter),
+		apply(c.TimeLimiters, r.SetTimeLimiterConfig, r.ConfigureTimeLimiter, r.TimeLimiter),
+	)
+}
+
+// configureAll stores a section's configs and instance configs, creating nothing.
+func configureAll[C any](s Section[C], set func(string, C), configure func(string, registry.InstanceConfig[C])) {
+	for name, cfg := range s.Configs {
+		set(name, cfg)
+	}
+	for name, cfg := range s.Instances {
+		configure(name, registry.InstanceConfig[C]{
+			Tune: func(c *C) { *c = cfg }, // cfg is resolved already: base and defaults included
+			Tags: s.Tags,
+		})
+	}
+}
+
+func apply[C any, T any](s Section[C], set func(string, C), configure func(string, registry.InstanceConfig[C]),
+	get func(string) (T, error)) error {
+	configureAll(s, set, configure)
+	var errs []error
+	for _, name := range slices.Sorted(maps.Keys(s.Instances)) {
+		if _, err := get(name); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// Registry returns a new registry holding c's configs and instances, as Apply.
+func (c *Config) Registry() (*registry.Registry, error) {
+	if c == nil {
+		return nil, errors.New("leveeconfig: nil Config")
+	}
+	r := registry.New()
+	return r, c.Apply(r)
+}

@@ -1,0 +1,158 @@
+package leveeconfig
+
+import (
+	"strings"
+
+	"github.com/levee-go/levee/registry"
+)
+
+// kind is the type of a key's value.
+type kind int
+
+const (
+	kDuration kind = iota
+	kInt
+	kFloat
+	kBool
+	kEnum
+	kList
+	kString
+)
+
+// keySpec describes one instance key of Resilience4j's Spring configuration.
+type keySpec struct {
+	name string // Resilience4j's Spring key, camelCase
+	kind kind
+	def  string // the default's value, as Settings shows it; "" for none
+	// ignored, when set, makes the key a warning: it configures Spring or Java machinery
+	// that levee has no counterpart of, and says so.
+	ignored string
+	// refused, when set, makes the key a load error: it names Java code levee cannot run.
+	refused string
+}
+
+const (
+	whyHealth = "ignored: levee has no Spring health indicator (leveestatus reports every registered instance)"
+	whyBuffer = "ignored: levee's event streams take their buffer per subscription (Events(ctx, buffer))"
+	whyStack  = "ignored: Go errors carry no stack trace"
+	whyEvents = "ignored: levee's events are always available to subscribers"
+	whyProps  = "ignored: Go passes values along in the call's context.Context"
+	refuseFn  = "names a Java class, which levee cannot load; set the Go function with registry.InstanceConfig.Tune"
+)
+
+// specs are the instance keys of each pattern, as Resilience4j 2's Spring Boot properties.
+var specs = map[registry.Pattern][]keySpec{
+	registry.CircuitBreaker: {
+		{name: "failureRateThreshold", kind: kFloat, def: "50"},
+		{name: "slowCallRateThreshold", kind: kFloat, def: "100"},
+		{name: "slowCallDurationThreshold", kind: kDuration, def: "60s"},
+		{name: "slidingWindowType", kind: kEnum, def: "COUNT_BASED"},
+		{name: "slidingWindowSize", kind: kInt, def: "100"},
+		{name: "minimumNumberOfCalls", kind: kInt, def: "100"},
+		{name: "waitDurationInOpenState", kind: kDuration, def: "60s"},
+		{name: "permittedNumberOfCallsInHalfOpenState", kind: kInt, def: "10"},
+		{name: "maxWaitDurationInHalfOpenState", kind: kDuration, def: "0"},
+		{name: "automaticTransitionFromOpenToHalfOpenEnabled", kind: kBool, def: "false"},
+		{name: "enableExponentialBackoff", kind: kBool, def: "false"},
+		{name: "exponentialBackoffMultiplier", kind: kFloat, def: "1.5"},
+		{name: "exponentialMaxWaitDurationInOpenState", kind: kDuration, def: ""},
+		{name: "enableRandomizedWait", kind: kBool, def: "false"},
+		{name: "randomizedWaitFactor", kind: kFloat, def: "0.5"},
+		{name: "recordExceptions", kind: kList, def: ""},
+		{name: "ignoreExceptions", kind: kList, def: ""},
+		{name: "recordFailurePredicate", kind: kString, refused: refuseFn},
+		{name: "ignoreExceptionPredicate", kind: kString, refused: refuseFn},
+		{name: "recordResultPredicate", kind: kString, refused: refuseFn},
+		{name: "registerHealthIndicator", kind: kBool, ignored: whyHealth},
+		{name: "allowHealthIndicatorToFail", kind: kBool, ignored: whyHealth},
+		{name: "eventConsumerBufferSize", kind: kInt, ignored: whyBuffer},
+		{name: "writableStackTraceEnabled", kind: kBool, ignored: whyStack},
+	},
+	registry.Retry: {
+		{name: "maxAttempts", kind: kInt, def: "3"},
+		{name: "waitDuration", kind: kDuration, def: "500ms"},
+		{name: "enableExponentialBackoff", kind: kBool, def: "false"},
+		{name: "exponentialBackoffMultiplier", kind: kFloat, def: "1.5"},
+		{name: "exponentialMaxWaitDuration", kind: kDuration, def: ""},
+		{name: "enableRandomizedWait", kind: kBool, def: "false"},
+		{name: "randomizedWaitFactor", kind: kFloat, def: "0.5"},
+		{name: "retryExceptions", kind: kList, def: ""},
+		{name: "ignoreExceptions", kind: kList, def: ""},
+		{name: "failAfterMaxAttempts", kind: kBool, def: "false"},
+		{name: "retryExceptionPredicate", kind: kString, refused: refuseFn},
+		{name: "resultPredicate", kind: kString, refused: refuseFn},
+		{name: "intervalBiFunction", kind: kString, refused: refuseFn},
+		{name: "consumeResultBeforeRetryAttempt", kind: kString, refused: refuseFn},
+		{name: "eventConsumerBufferSize", kind: kInt, ignored: whyBuffer},
+	},
+	registry.Bulkhead: {
+		{name: "maxConcurrentCalls", kind: kInt, def: "25"},
+		{name: "maxWaitDuration", kind: kDuration, def: "0"},
+		{name: "fairCallHandlingStrategyEnabled", kind: kBool, def: "true"},
+		{name: "eventConsumerBufferSize", kind: kInt, ignored: whyBuffer},
+		{name: "writableStackTraceEnabled", kind: kBool, ignored: whyStack},
+	},
+	registry.WorkerPool: {
+		{name: "coreThreadPoolSize", kind: kInt, def: "max(NumCPU-1, 1)"},
+		{name: "maxThreadPoolSize", kind: kInt, def: "NumCPU"},
+		{name: "queueCapacity", kind: kInt, def: "100"},
+		{name: "keepAliveDuration", kind: kDuration, def: "20ms"},
+		{name: "contextPropagators", kind: kList, ignored: whyProps},
+		{name: "eventConsumerBufferSize", kind: kInt, ignored: whyBuffer},
+		{name: "writableStackTraceEnabled", kind: kBool, ignored: whyStack},
+	},
+	registry.RateLimiter: {
+		{name: "limitForPeriod", kind: kInt, def: "50"},
+		{name: "limitRefreshPeriod", kind: kDuration, def: "500ns"},
+		{name: "timeoutDuration", kind: kDuration, def: "5s"},
+		{name: "drainPermissionsOnResult", kind: kString, refused: refuseFn},
+		{name: "registerHealthIndicator", kind: kBool, ignored: whyHealth},
+		{name: "allowHealthIndicatorToFail", kind: kBool, ignored: whyHealth},
+		{name: "subscribeForEvents", kind: kBool, ignored: whyEvents},
+		{name: "eventConsumerBufferSize", kind: kInt, ignored: whyBuffer},
+		{name: "writableStackTraceEnabled", kind: kBool, ignored: whyStack},
+	},
+	registry.TimeLimiter: {
+		{name: "timeoutDuration", kind: kDuration, def: "1s"},
+		{name: "cancelRunningFuture", kind: kBool, def: "true"},
+		{name: "eventConsumerBufferSize", kind: kInt, ignored: whyBuffer},
+	},
+}
+
+// section describes one pattern's part of the file: resilience4j.<Key>.
+type sectionSpec struct {
+	pattern registry.Pattern
+	key     string // Spring's key under resilience4j
+	order   string // the aspect-order key, "" for none
+	// defaultOrder is Spring's default aspect order: Ordered.LOWEST_PRECEDENCE minus the
+	// pattern's rank, so Retry(CircuitBreaker(RateLimiter(TimeLimiter(Bulkhead(call))))).
+	defaultOrder int
+}
+
+const lowestPrecedence = 1<<31 - 1 // Java's Integer.MAX_VALUE, Spring's Ordered.LOWEST_PRECEDENCE
+
+var sections = []sectionSpec{
+	{registry.CircuitBreaker, "circuitbreaker", "circuitBreakerAspectOrder", lowestPrecedence - 3},
+	{registry.Retry, "retry", "retryAspectOrder", lowestPrecedence - 4},
+	{registry.Bulkhead, "bulkhead", "bulkheadAspectOrder", lowestPrecedence},
+	{registry.WorkerPool, "thread-pool-bulkhead", "", 0},
+	{registry.RateLimiter, "ratelimiter", "rateLimiterAspectOrder", lowestPrecedence - 2},
+	{registry.TimeLimiter, "timelimiter", "timeLimiterAspectOrder", lowestPrecedence - 1},
+}
+
+// norm folds a key as Spring's relaxed binding does: case, dashes and underscores do not
+// matter, so slidingWindowSize, sliding-window-size and SLIDINGWINDOWSIZE are one key.
+func norm(k string) string {
+	k = strings.ToLower(k)
+	return strings.NewReplacer("-", "", "_", "").Replace(k)
+}
+
+// spec finds a key of pattern p by its folded name.
+func spec(p registry.Pattern, folded string) (keySpec, bool) {
+	for _, s := range specs[p] {
+		if norm(s.name) == folded {
+			return s, true
+		}
+	}
+	return keySpec{}, false
+}

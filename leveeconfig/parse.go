@@ -1,0 +1,314 @@
+package leveeconfig
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/levee-go/levee/registry"
+)
+
+// value is one key's value as written, with where it was written.
+type value struct {
+	path   string
+	spec   keySpec
+	scalar string
+	list   []string
+	src    Source
+}
+
+// text renders the value as Settings shows it.
+func (v *value) text() string {
+	if v.spec.kind == kList {
+		return strings.Join(v.list, ", ")
+	}
+	return v.scalar
+}
+
+// props are the keys of one configs or instances entry, by Spring key.
+type props map[string]*value
+
+// entry is one configs.NAME or instances.NAME.
+type entry struct {
+	name  string
+	path  string
+	src   Source
+	props props
+}
+
+// rawSection is one pattern's part of the file, before inheritance is resolved.
+type rawSection struct {
+	spec      sectionSpec
+	prefix    string
+	configs   map[string]*entry
+	instances map[string]*entry
+	tags      map[string]string
+	order     *value
+}
+
+// parser turns a file and the environment into rawSections, collecting every error.
+type parser struct {
+	file     string
+	sections map[registry.Pattern]*rawSection
+	errs     []error
+	warns    []Warning
+}
+
+func newParser(file string) *parser {
+	ps := &parser{file: file, sections: map[registry.Pattern]*rawSection{}}
+	for _, s := range sections {
+		ps.sections[s.pattern] = &rawSection{
+			spec: s, prefix: "resilience4j." + s.key,
+			configs: map[string]*entry{}, instances: map[string]*entry{}, tags: map[string]string{},
+		}
+	}
+	return ps
+}
+
+func (ps *parser) at(n *yaml.Node) Source { return Source{File: ps.file, Line: n.Line} }
+
+func (ps *parser) fail(src Source, path, format string, args ...any) {
+	ps.errs = append(ps.errs, &Error{Source: src, Path: path, Msg: fmt.Sprintf(format, args...)})
+}
+
+func (ps *parser) warn(src Source, path, format string, args ...any) {
+	ps.warns = append(ps.warns, Warning{Source: src, Path: path, Msg: fmt.Sprintf(format, args...)})
+}
+
+// pairs returns a mapping's keys and values, refusing a key given twice (in any of Spring's
+// spellings).
+func (ps *parser) pairs(n *yaml.Node, path string) [][2]*yaml.Node {
+	if n.Kind == yaml.AliasNode {
+		n = n.Alias
+	}
+	if n.Kind == yaml.ScalarNode && n.Tag == "!!null" {
+		return nil // "key:" with nothing below: empty
+	}
+	if n.Kind != yaml.MappingNode {
+		ps.fail(ps.at(n), path, "must be a mapping of keys, got %s", describe(n))
+		return nil
+	}
+	var out [][2]*yaml.Node
+	seen := map[string]int{}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], n.Content[i+1]
+		if k.Tag == "!!merge" {
+			ps.fail(ps.at(k), path, "YAML merge keys (<<) are not supported")
+			continue
+		}
+		if first, dup := seen[norm(k.Value)]; dup {
+			ps.fail(ps.at(k), join(path, k.Value), "set twice (first on line %d)", first)
+			continue
+		}
+		seen[norm(k.Value)] = k.Line
+		if v.Kind == yaml.AliasNode {
+			v = v.Alias
+		}
+		out = append(out, [2]*yaml.Node{k, v})
+	}
+	return out
+}
+
+func describe(n *yaml.Node) string {
+	switch n.Kind {
+	case yaml.ScalarNode:
+		return fmt.Sprintf("the value %q", n.Value)
+	case yaml.SequenceNode:
+		return "a list"
+	case yaml.MappingNode:
+		return "a mapping"
+	}
+	return "nothing"
+}
+
+func join(path, key string) string {
+	if path == "" {
+		return key
+	}
+	return path + "." + key
+}
+
+// yamlLine finds the line in the parser's errors: "line 3: mapping values are not allowed".
+var yamlLine = regexp.MustCompile(`^line (\d+): (.*)$`)
+
+// parse reads data: the document's resilience4j key; every other top-level key belongs to
+// someone else and is left alone.
+func (ps *parser) parse(data []byte) {
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	var doc yaml.Node
+	if err := dec.Decode(&doc); err != nil {
+		if errors.Is(err, io.EOF) {
+			return
+		}
+		msg, line := strings.TrimPrefix(err.Error(), "yaml: "), 0
+		if m := yamlLine.FindStringSubmatch(msg); m != nil {
+			line, _ = strconv.Atoi(m[1])
+			msg = m[2]
+		}
+		ps.fail(Source{File: ps.file, Line: line}, "", "%s", msg)
+		return
+	}
+	var more yaml.Node
+	if err := dec.Decode(&more); err == nil {
+		ps.fail(ps.at(&more), "", "a second YAML document: Spring profiles are not supported, give one file per environment")
+		return
+	}
+	if len(doc.Content) == 0 {
+		return
+	}
+	root := doc.Content[0]
+	if root.Kind == yaml.ScalarNode && root.Tag == "!!null" {
+		return
+	}
+	for _, kv := range ps.pairs(root, "") {
+		if norm(kv[0].Value) == "resilience4j" {
+			ps.resilience4j(kv[1], kv[0].Value)
+		}
+	}
+}
+
+func (ps *parser) resilience4j(n *yaml.Node, path string) {
+	for _, kv := range ps.pairs(n, path) {
+		k, v := kv[0], kv[1]
+		var sec *rawSection
+		for _, s := range sections {
+			if norm(s.key) == norm(k.Value) {
+				sec = ps.sections[s.pattern]
+			}
+		}
+		p := join(path, k.Value)
+		if sec == nil {
+			ps.fail(ps.at(k), p, "unknown key: levee reads %s", sectionKeys())
+			continue
+		}
+		sec.prefix = p
+		ps.section(sec, v, p)
+	}
+}
+
+func sectionKeys() string {
+	var ks []string
+	for _, s := range sections {
+		ks = append(ks, s.key)
+	}
+	return strings.Join(ks, ", ")
+}
+
+func (ps *parser) section(sec *rawSection, n *yaml.Node, path string) {
+	for _, kv := range ps.pairs(n, path) {
+		k, v := kv[0], kv[1]
+		p := join(path, k.Value)
+		switch f := norm(k.Value); {
+		case f == "configs" || f == "instances":
+			into := sec.instances
+			if f == "configs" {
+				into = sec.configs
+			}
+			for _, e := range ps.pairs(v, p) {
+				ps.entry(sec, into, e[0], e[1], p)
+			}
+		case f == "backends":
+			ps.fail(ps.at(k), p, "Resilience4j 1's name for instances, removed in 2: use instances")
+		case f == "tags":
+			for _, t := range ps.pairs(v, p) {
+				if t[1].Kind != yaml.ScalarNode {
+					ps.fail(ps.at(t[0]), join(p, t[0].Value), "a tag's value must be a string, got %s", describe(t[1]))
+					continue
+				}
+				sec.tags[t[0].Value] = t[1].Value
+			}
+		case sec.spec.order != "" && f == norm(sec.spec.order):
+			if v.Kind != yaml.ScalarNode {
+				ps.fail(ps.at(k), p, "must be an integer, got %s", describe(v))
+				continue
+			}
+			sec.order = &value{path: p, spec: keySpec{name: sec.spec.order, kind: kInt}, scalar: v.Value, src: ps.at(k)}
+		default:
+			ps.fail(ps.at(k), p, "unknown key: %s takes configs, instances, tags%s", sec.spec.key, orderKey(sec.spec))
+		}
+	}
+}
+
+func orderKey(s sectionSpec) string {
+	if s.order == "" {
+		return ""
+	}
+	return " and " + s.order
+}
+
+// entry reads configs.NAME or instances.NAME.
+func (ps *parser) entry(sec *rawSection, into map[string]*entry, k, n *yaml.Node, path string) {
+	name := k.Value
+	p := join(path, name)
+	if name == "" {
+		ps.fail(ps.at(k), p, "an empty name")
+		return
+	}
+	e := &entry{name: name, path: p, src: ps.at(k), props: props{}}
+	into[name] = e
+	if n.Kind == yaml.ScalarNode && n.Tag == "!!null" {
+		return // "payment:" alone: an instance with the defaults
+	}
+	for _, kv := range ps.pairs(n, p) {
+		ps.key(sec.spec.pattern, e, kv[0].Value, p, ps.at(kv[0]), kv[1])
+	}
+}
+
+// key stores one instance key, from a node of the file or (node nil) from a variable's text.
+func (ps *parser) key(pat registry.Pattern, e *entry, written, path string, src Source, n *yaml.Node) {
+	p := join(path, written)
+	f := norm(written)
+	var sp keySpec
+	if f == "baseconfig" {
+		sp = keySpec{name: "baseConfig", kind: kString}
+	} else {
+		var ok bool
+		sp, ok = spec(pat, f)
+		if !ok {
+			ps.fail(src, p, "unknown key of %s", pat)
+			return
+		}
+	}
+	if src.Env != "" {
+		p = join(path, sp.name) // the variable's upper case, spelt as in a file
+	}
+	v := &value{path: p, spec: sp, src: src}
+	switch {
+	case n.Kind == yaml.ScalarNode && n.Tag == "!!null":
+		ps.fail(src, p, "no value")
+		return
+	case n.Kind == yaml.ScalarNode && sp.kind == kList:
+		for item := range strings.SplitSeq(n.Value, ",") {
+			if item = strings.TrimSpace(item); item != "" {
+				v.list = append(v.list, item)
+			}
+		}
+	case n.Kind == yaml.ScalarNode:
+		v.scalar = n.Value
+	case n.Kind == yaml.SequenceNode && sp.kind == kList:
+		for _, item := range n.Content {
+			if item.Kind != yaml.ScalarNode {
+				ps.fail(ps.at(item), p, "a list item must be a name, got %s", describe(item))
+				return
+			}
+			v.list = append(v.list, strings.TrimSpace(item.Value))
+		}
+	default:
+		ps.fail(src, p, "must be a single value, got %s", describe(n))
+		return
+	}
+	switch {
+	case sp.refused != "":
+		ps.fail(src, p, "%s", sp.refused)
+		return
+	case sp.ignored != "":
+		ps.warn(src, p, "%s", sp.ignored)
+	}
+	e.props[sp.name] = v
+}

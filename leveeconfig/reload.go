@@ -1,0 +1,227 @@
+package leveeconfig
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/levee-go/levee/bulkhead"
+	"github.com/levee-go/levee/ratelimiter"
+	"github.com/levee-go/levee/registry"
+)
+
+// Why a change is not made at run time, by pattern.
+const (
+	fixedBreaker = "a CircuitBreaker's config is fixed at New (levee has no changeConfig for it); " +
+		"Remove the instance and get it again to apply it, losing its state and the pipelines' hold on it"
+	fixedRetry = "a Retry's config is fixed at New, and the pipelines hold the instance; " +
+		"Remove it and get it again, then rebuild the pipelines"
+	fixedTimeLimiter = "a TimeLimiter's config is fixed at New, and the pipelines hold the instance; " +
+		"Remove it and get it again, then rebuild the pipelines"
+	fixedPool    = "a WorkerPool's size and queue are fixed at NewWorkerPool, as Resilience4j's ThreadPoolBulkhead"
+	fixedRefresh = "the cycle of a running RateLimiter cannot change, as in Resilience4j " +
+		"(only limitForPeriod and timeoutDuration can)"
+	gone      = "no longer in the file: the instance stays registered with its config"
+	orderKept = "pipelines already built keep their order: build them again with Pipeline"
+)
+
+// Reload makes r, which c was applied to, follow next, a configuration loaded since (a file
+// that does not load never gets here, so an invalid file changes nothing). What Resilience4j
+// can change at run time is changed in place, for calls in flight too, without dropping a
+// permit:
+//
+//   - a RateLimiter's limitForPeriod (from its next cycle) and timeoutDuration (for requests
+//     starting from now), as Resilience4j's changeLimitForPeriod and changeTimeoutDuration;
+//   - a Bulkhead's maxConcurrentCalls, maxWaitDuration and fairCallHandlingStrategyEnabled, as
+//     Resilience4j's Bulkhead.changeConfig.
+//
+// Every other difference is returned as an Unchanged saying why: levee's CircuitBreaker,
+// Retry, TimeLimiter and WorkerPool fix their config at New. Instances next declares that r
+// lacks are created; r's instance configs become next's (a name next no longer declares gets
+// the default config) and next's shared configs are stored, so instances created later follow
+// next; a shared config next drops stays in r, which has no way to remove one. Each instance
+// changes atomically (ChangeConfig and the rate limiter's setters are atomic); two instances
+// change one after the other. Every value was
+// checked when next was loaded, so an error means an instance r holds was not made from c
+// (for example, a rate limiter whose limitRefreshPeriod differs); the changes that could be
+// made are made.
+func (c *Config) Reload(r *registry.Registry, next *Config) ([]Unchanged, error) {
+	if c == nil || next == nil || r == nil || c.settings == nil || next.settings == nil {
+		return nil, errors.New("leveeconfig: Reload needs a registry and two Configs made by Load or Parse")
+	}
+	c.reload.Lock()
+	defer c.reload.Unlock()
+	var un []Unchanged
+	var errs []error
+
+	configureAll(next.CircuitBreakers, r.SetCircuitBreakerConfig, r.ConfigureCircuitBreaker)
+	configureAll(next.Retries, r.SetRetryConfig, r.ConfigureRetry)
+	configureAll(next.Bulkheads, r.SetBulkheadConfig, r.ConfigureBulkhead)
+	configureAll(next.WorkerPools, r.SetWorkerPoolConfig, r.ConfigureWorkerPool)
+	configureAll(next.RateLimiters, r.SetRateLimiterConfig, r.ConfigureRateLimiter)
+	configureAll(next.TimeLimiters, r.SetTimeLimiterConfig, r.ConfigureTimeLimiter)
+	forgetDropped(c.CircuitBreakers, next.CircuitBreakers, r.ConfigureCircuitBreaker)
+	forgetDropped(c.Retries, next.Retries, r.ConfigureRetry)
+	forgetDropped(c.Bulkheads, next.Bulkheads, r.ConfigureBulkhead)
+	forgetDropped(c.WorkerPools, next.WorkerPools, r.ConfigureWorkerPool)
+	forgetDropped(c.RateLimiters, next.RateLimiters, r.ConfigureRateLimiter)
+	forgetDropped(c.TimeLimiters, next.TimeLimiters, r.ConfigureTimeLimiter)
+
+	for _, s := range sections {
+		p := s.pattern
+		for _, name := range next.Names(p) {
+			diff := c.diff(next, p, name)
+			if !c.declares(p, name) {
+				diff = nil // new in next: created below with next's config
+			}
+			var err error
+			switch p {
+			case registry.CircuitBreaker:
+				_, err = reloadFixed(r.FindCircuitBreaker, r.CircuitBreaker, name, diff, fixedBreaker, &un)
+			case registry.Retry:
+				_, err = reloadFixed(r.FindRetry, r.Retry, name, diff, fixedRetry, &un)
+			case registry.TimeLimiter:
+				_, err = reloadFixed(r.FindTimeLimiter, r.TimeLimiter, name, diff, fixedTimeLimiter, &un)
+			case registry.WorkerPool:
+				_, err = reloadFixed(r.FindWorkerPool, r.WorkerPool, name, diff, fixedPool, &un)
+			case registry.Bulkhead:
+				err = reloadBulkhead(r, name, next.Bulkheads.Instances[name], diff)
+			case registry.RateLimiter:
+				err = reloadRateLimiter(r, name, next.RateLimiters.Instances[name], diff, &un)
+			}
+			if err != nil {
+				errs = append(errs, fmt.Errorf("leveeconfig: reloading %s %q: %w", p, name, err))
+			}
+		}
+		for _, name := range c.Names(p) {
+			if !next.declares(p, name) {
+				un = append(un, Unchanged{Pattern: p, Name: name, Reason: gone})
+			}
+		}
+	}
+	if !slices.Equal(c.Order, next.Order) {
+		un = append(un, Unchanged{From: DescribeOrder(c.Order), To: DescribeOrder(next.Order), Reason: orderKept})
+	}
+	return un, errors.Join(errs...)
+}
+
+func (c *Config) declares(p registry.Pattern, name string) bool {
+	_, ok := c.settings[p][name]
+	return ok
+}
+
+// diff returns the keys whose effective values differ between c and next, as Unchanged
+// values with no reason yet, in key order.
+func (c *Config) diff(next *Config, p registry.Pattern, name string) []Unchanged {
+	old := map[string]string{}
+	for _, s := range c.Settings(p, name) {
+		old[s.Key] = s.Value
+	}
+	now := map[string]string{}
+	for _, s := range next.Settings(p, name) {
+		now[s.Key] = s.Value
+	}
+	var out []Unchanged
+	for _, sp := range specs[p] {
+		o, n := old[sp.name], now[sp.name]
+		if o != n {
+			out = append(out, Unchanged{Pattern: p, Name: name, Key: sp.name, From: o, To: n})
+		}
+	}
+	return out
+}
+
+// reloadFixed handles a pattern whose config cannot change: every difference is Unchanged;
+// an instance r lacks is created.
+func reloadFixed[T comparable](find func(string) (T, bool), get func(string) (T, error), name string,
+	diff []Unchanged, reason string, un *[]Unchanged) (T, error) {
+	if v, ok := find(name); ok {
+		for _, d := range diff {
+			d.Reason = reason
+			*un = append(*un, d)
+		}
+		return v, nil
+	}
+	return get(name)
+}
+
+func reloadBulkhead(r *registry.Registry, name string, cfg bulkhead.Config, diff []Unchanged) error {
+	bh, ok := r.FindBulkhead(name)
+	if !ok {
+		_, err := r.Bulkhead(name)
+		return err
+	}
+	if len(diff) == 0 {
+		return nil
+	}
+	return bh.ChangeConfig(cfg)
+}
+
+func reloadRateLimiter(r *registry.Registry, name string, cfg ratelimiter.Config, diff []Unchanged, un *[]Unchanged) error {
+	rl, ok := r.FindRateLimiter(name)
+	if !ok {
+		_, err := r.RateLimiter(name)
+		return err
+	}
+	def := ratelimiter.DefaultConfig()
+	limit, timeout := cfg.LimitForPeriod, cfg.TimeoutDuration
+	if limit == 0 {
+		limit = def.LimitForPeriod
+	}
+	if timeout == 0 {
+		timeout = def.TimeoutDuration // in a Config, 0 is the default; for ChangeTimeoutDuration, no wait
+	}
+	var changeLimit, changeTimeout bool
+	for _, d := range diff {
+		switch d.Key {
+		case "limitForPeriod":
+			changeLimit = true
+		case "timeoutDuration":
+			changeTimeout = true
+		default:
+			d.Reason = fixedRefresh
+			*un = append(*un, d)
+		}
+	}
+	// limit × (timeout / cycle) is bounded: when the timeout shrinks, change it first, so
+	// that no step passes through a larger product than both ends.
+	if changeTimeout && timeout < rl.Config().TimeoutDuration {
+		if err := rl.ChangeTimeoutDuration(timeout); err != nil {
+			return err
+		}
+		changeTimeout = false
+	}
+	if changeLimit {
+		if err := rl.ChangeLimitForPeriod(limit); err != nil {
+			return err
+		}
+	}
+	if changeTimeout {
+		return rl.ChangeTimeoutDuration(timeout)
+	}
+	return nil
+}
+
+// ReloadFile loads path with opts, as Load, and when it loads applies it to r with Reload,
+// returning the new Config (the one to reload from next time), what could not change, and
+// Reload's error. When the file does not load it returns c, nil and the load error: an
+// invalid file changes nothing.
+func (c *Config) ReloadFile(r *registry.Registry, path string, opts Options) (*Config, []Unchanged, error) {
+	next, err := Load(path, opts)
+	if err != nil {
+		return c, nil, err
+	}
+	un, err := c.Reload(r, next)
+	return next, un, err
+}
+
+// forgetDropped gives each instance that old declares and next does not an empty
+// InstanceConfig (the default config, no tags), so that an instance made again under its name
+// follows next rather than old.
+func forgetDropped[C any](old, next Section[C], configure func(string, registry.InstanceConfig[C])) {
+	for name := range old.Instances {
+		if _, ok := next.Instances[name]; !ok {
+			configure(name, registry.InstanceConfig[C]{})
+		}
+	}
+}

@@ -1,0 +1,210 @@
+package leveegrpc
+
+import (
+	"context"
+	"errors"
+	"io"
+	"sync"
+	"time"
+
+	"github.com/levee-go/levee"
+	"github.com/levee-go/levee/circuitbreaker"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/metadata"
+	"google.golang.org/grpc/status"
+)
+
+// UnaryClientInterceptor returns a grpc.UnaryClientInterceptor that runs each unary call
+// through p: each run of p's innermost call is one attempt, one invocation of the RPC. The
+// pipeline's result type is struct{}: the reply is written by gRPC into the caller's reply
+// message, as without the interceptor, and the pipeline only decides whether, when and how
+// often to invoke. Build p once per dependency, typically
+//
+//	levee.DefaultPipeline[struct{}](levee.Patterns{Retry: r, CircuitBreaker: cb}, nil)
+//
+// with r from retry.New(name, RetryConfig(...)) and cb from circuitbreaker.New(name,
+// CircuitBreakerConfig(...)), so that UNAVAILABLE and RESOURCE_EXHAUSTED are retried
+// (waiting the server's pushback when it sent one), and the breaker records the failures
+// IsFailure names and ignores INVALID_ARGUMENT, NOT_FOUND and the like.
+//
+// Each attempt's error is the RPC's status error, with the server's pushback (PushbackKey in
+// the trailers, see Pushback) and, when the caller's context ended, that context's error
+// attached, so that levee treats the caller's cancellation as nobody's failure. The caller
+// receives an error that status.Code reads: the RPC's status when the last attempt had one,
+// and otherwise a status mapped from levee's error, kept in the chain (errors.Is and
+// errors.As see it): an open breaker is UNAVAILABLE (circuitbreaker.ErrCallNotPermitted; the
+// server was not called), a full bulkhead or a refused rate limit RESOURCE_EXHAUSTED, a time
+// limit DEADLINE_EXCEEDED, the caller's cancellation CANCELLED, a panic INTERNAL.
+//
+// Attempts of one call never overlap, so the reply is never written by two attempts at once:
+// an attempt a TimeLimiter gave up on has its context cancelled, and the next attempt, like
+// the interceptor's return, waits until it has returned (gRPC returns at once on
+// cancellation; with the time limiter's DisableCancelRunningFuture it runs to its end). A
+// fallback in p that answers a failure makes the call succeed with the reply as it stands.
+// Leave gRPC's own retry policy (service config) off when p retries, or the two multiply.
+// A nil p guards nothing but still maps errors as above. Each call allocates a little besides
+// what gRPC allocates (the attempt's function and its trailer option); a refusal by p
+// allocates the status it is mapped to.
+func UnaryClientInterceptor(p *levee.Pipeline[struct{}]) grpc.UnaryClientInterceptor {
+	return func(ctx context.Context, method string, req, reply any, cc *grpc.ClientConn, invoker grpc.UnaryInvoker, opts ...grpc.CallOption) error {
+		var mu sync.Mutex
+		_, err := p.Execute(ctx, func(actx context.Context) (struct{}, error) {
+			mu.Lock()
+			defer mu.Unlock()
+			var trailer metadata.MD
+			err := invoker(actx, method, req, reply, cc, append(opts[:len(opts):len(opts)], grpc.Trailer(&trailer))...)
+			return struct{}{}, attemptError(actx, err, trailer)
+		})
+		mu.Lock() // an attempt given up on may still be running: wait for it
+		mu.Unlock()
+		return clientError(ctx, err)
+	}
+}
+
+// attemptError returns the error of one attempt that failed with err: err itself when there
+// is nothing to add, else err with the server's pushback from trailer and actx's error when
+// the attempt's context ended.
+func attemptError(actx context.Context, err error, trailer metadata.MD) error {
+	if err == nil {
+		return nil
+	}
+	se := &statusError{err: err}
+	se.pushback, se.hasPushback = parsePushback(trailer)
+	switch c := status.Code(err); {
+	case c != codes.Canceled && c != codes.DeadlineExceeded:
+	case actx.Err() != nil:
+		se.ctx = actx.Err()
+	case c == codes.DeadlineExceeded && deadlinePassed(actx):
+		// The server's answer to the same deadline, or gRPC's own timer, came before the
+		// context's timer had fired: the deadline is the context's all the same.
+		se.ctx = context.DeadlineExceeded
+	}
+	if !se.hasPushback && se.ctx == nil {
+		return err
+	}
+	st, ok := status.FromError(err)
+	if !ok {
+		st = status.New(codes.Unknown, err.Error())
+	}
+	se.st = st
+	return se
+}
+
+// StreamClientInterceptor returns a grpc.StreamClientInterceptor that guards streaming calls.
+// p guards the stream's establishment only (grpc.ClientConn.NewStream, which fails when no
+// connection can carry the stream): a retry in p retries establishing it, never a stream
+// that has started, since messages already sent or received cannot be replayed. An error of
+// the stream once established (RecvMsg's or SendMsg's) is the caller's to handle; gRPC's own
+// retry policy behaves alike once a response has arrived.
+//
+// cb, when not nil, decides and records each stream as a whole: each establishment attempt
+// asks it for a permission (an open breaker refuses it with an error whose status is
+// UNAVAILABLE and which matches circuitbreaker.ErrCallNotPermitted, and the server is not
+// called), a failed establishment is recorded at once, and an established stream is recorded
+// with its final status: a success when RecvMsg returns io.EOF (or the single response of a
+// client-streaming call), its error otherwise, classified by cb's config (see
+// CircuitBreakerConfig). A stream that ends by its caller's cancellation records nothing and
+// gives the permission back; so does a stream whose context ends before its status was read.
+// Do not put cb in p as well: it would record the establishment only, and twice.
+//
+// p must hold no TimeLimiter: the context of an attempt it limits ends when the attempt
+// returns, which would end the stream as soon as it is established; bound a stream with its
+// own context's deadline instead. A Bulkhead in p bounds concurrent establishments, not
+// open streams.
+//
+// Errors reach the caller mapped as UnaryClientInterceptor's. A nil p guards only with cb; a
+// nil cb records nothing.
+func StreamClientInterceptor(p *levee.Pipeline[grpc.ClientStream], cb *circuitbreaker.CircuitBreaker) grpc.StreamClientInterceptor {
+	return func(ctx context.Context, desc *grpc.StreamDesc, cc *grpc.ClientConn, method string, streamer grpc.Streamer, opts ...grpc.CallOption) (grpc.ClientStream, error) {
+		cs, err := p.Execute(ctx, func(actx context.Context) (grpc.ClientStream, error) {
+			if cb == nil {
+				cs, err := streamer(actx, desc, cc, method, opts...)
+				return cs, attemptError(actx, err, nil)
+			}
+			permit, err := cb.Acquire()
+			if err != nil {
+				return nil, err
+			}
+			cs, err := streamer(actx, desc, cc, method, opts...)
+			if err != nil {
+				err = attemptError(actx, err, nil)
+				if actx.Err() != nil && errors.Is(err, actx.Err()) {
+					permit.Release()
+				} else {
+					permit.OnError(err)
+				}
+				return nil, err
+			}
+			return newRecordedStream(actx, cs, desc, permit), nil
+		})
+		if err != nil {
+			return nil, clientError(ctx, err)
+		}
+		return cs, nil
+	}
+}
+
+// recordedStream reports an established stream's final status to its breaker permit, once.
+type recordedStream struct {
+	grpc.ClientStream
+	ctx           context.Context
+	serverStreams bool
+	permit        circuitbreaker.Permit
+	once          sync.Once
+	stop          func() bool // stops the context watch
+}
+
+func newRecordedStream(ctx context.Context, cs grpc.ClientStream, desc *grpc.StreamDesc, permit circuitbreaker.Permit) *recordedStream {
+	s := &recordedStream{ClientStream: cs, ctx: ctx, serverStreams: desc.ServerStreams, permit: permit}
+	// gRPC ends a stream whose context ends; a caller that stops reading without cancelling
+	// must cancel it anyway (grpc.ClientConn.NewStream), so the permit cannot be kept forever.
+	s.stop = context.AfterFunc(ctx, func() { s.once.Do(s.permit.Release) })
+	return s
+}
+
+// finish records the stream's final status: nil is a success.
+func (s *recordedStream) finish(err error) {
+	s.once.Do(func() {
+		s.stop()
+		switch {
+		case err == nil:
+			s.permit.OnSuccess()
+		case s.ctx.Err() != nil && status.Code(err) == status.FromContextError(s.ctx.Err()).Code():
+			s.permit.Release()
+		default:
+			s.permit.OnError(err)
+		}
+	})
+}
+
+// RecvMsg receives a message; io.EOF or an error ends the stream and records it, and so does
+// the response of a call whose server sends only one.
+func (s *recordedStream) RecvMsg(m any) error {
+	err := s.ClientStream.RecvMsg(m)
+	switch {
+	case err == io.EOF:
+		s.finish(nil)
+	case err != nil:
+		s.finish(err)
+	case !s.serverStreams:
+		s.finish(nil) // gRPC has read the status after the single response
+	}
+	return err
+}
+
+// SendMsg sends a message; an error other than io.EOF (whose status RecvMsg returns) is the
+// stream's final status.
+func (s *recordedStream) SendMsg(m any) error {
+	err := s.ClientStream.SendMsg(m)
+	if err != nil && err != io.EOF {
+		s.finish(err)
+	}
+	return err
+}
+
+// deadlinePassed reports whether ctx has a deadline that is not in the future.
+func deadlinePassed(ctx context.Context) bool {
+	d, ok := ctx.Deadline()
+	return ok && !time.Now().Before(d)
+}

@@ -1,0 +1,213 @@
+package leveegrpc
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strconv"
+	"time"
+
+	"github.com/levee-go/levee"
+	"github.com/levee-go/levee/bulkhead"
+	"github.com/levee-go/levee/ratelimiter"
+	"github.com/levee-go/levee/timelimiter"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/metadata"
+	"google.golang.org/grpc/status"
+)
+
+// DefaultBulkheadPushback is the pushback a Server sends with a full bulkhead's
+// RESOURCE_EXHAUSTED when ServerConfig.BulkheadPushback is zero.
+const DefaultBulkheadPushback = 100 * time.Millisecond
+
+// NoPushback is the BulkheadPushback that sends no pushback metadata with a full bulkhead's
+// RESOURCE_EXHAUSTED. It exists because the zero value means DefaultBulkheadPushback.
+const NoPushback time.Duration = -1
+
+// ServerConfig names the patterns that guard a gRPC server's handlers. Any of them may be
+// nil; they nest as levee.DefaultPipeline does, RateLimiter(TimeLimiter(Bulkhead(handler))):
+// a call takes a rate-limiter permission first, then runs under the time limit, holding a
+// bulkhead permit while the handler runs.
+type ServerConfig struct {
+	// Bulkhead bounds the handlers running at once. A call it refuses ends with
+	// RESOURCE_EXHAUSTED and, unless BulkheadPushback is NoPushback, PushbackKey in the
+	// trailers.
+	Bulkhead *bulkhead.Bulkhead
+
+	// RateLimiter takes one permission per call. A call it refuses ends with
+	// RESOURCE_EXHAUSTED and PushbackKey in the trailers: the limiter's real wait for its next
+	// permission at the refusal (ratelimiter.Metrics.NanosToWait), rounded up to the
+	// millisecond.
+	RateLimiter *ratelimiter.RateLimiter
+
+	// TimeLimiter bounds each handler's run to its TimeoutDuration. The handler runs on the
+	// RPC's own goroutine with a context whose deadline is the limit (the earlier of it and the
+	// client's deadline), and is waited for: a gRPC stream cannot be used once its handler
+	// has returned, so the handler is never left running, and a handler must honour its
+	// context for the limit to hold (DisableCancelRunningFuture does not apply). A handler
+	// that fails once the limit has passed ends with DEADLINE_EXCEEDED and a
+	// *timelimiter.TimeoutError recorded as the limiter's TIMEOUT event; one that succeeds
+	// all the same keeps its response.
+	TimeLimiter *timelimiter.TimeLimiter
+
+	// BulkheadPushback is the pushback sent with a full bulkhead's RESOURCE_EXHAUSTED: how
+	// long clients should wait before retrying, sent to the millisecond (rounded up). 0 means
+	// DefaultBulkheadPushback (100ms); NoPushback sends none; other negative values are
+	// refused.
+	BulkheadPushback time.Duration
+
+	// Logger, when set, receives each handler panic (the method, the panic's value and stack)
+	// at Error level. The client receives INTERNAL without them. Nil logs nothing.
+	Logger *slog.Logger
+}
+
+// Server holds the interceptors that guard a gRPC server's handlers with the patterns of a
+// ServerConfig. It is safe for concurrent use; build it once per server with NewServer.
+type Server struct {
+	cfg    ServerConfig
+	unary  *levee.Pipeline[any]
+	stream *levee.Pipeline[struct{}]
+}
+
+// NewServer validates cfg and returns the Server that guards handlers with its patterns. An
+// invalid field is refused with an error naming it:
+// "leveegrpc: BulkheadPushback must be >= 0 (or NoPushback for none), got -2ns".
+func NewServer(cfg ServerConfig) (*Server, error) {
+	switch {
+	case cfg.BulkheadPushback == 0:
+		cfg.BulkheadPushback = DefaultBulkheadPushback
+	case cfg.BulkheadPushback < 0 && cfg.BulkheadPushback != NoPushback:
+		return nil, fmt.Errorf("leveegrpc: BulkheadPushback must be >= 0 (or NoPushback for none), got %v", cfg.BulkheadPushback)
+	}
+	s := &Server{cfg: cfg}
+	s.unary = levee.Compose[any]().WithBulkhead(cfg.Bulkhead)
+	s.stream = levee.Compose[struct{}]().WithBulkhead(cfg.Bulkhead)
+	if cfg.TimeLimiter != nil {
+		s.unary = s.unary.With(timeLimit[any](cfg.TimeLimiter))
+		s.stream = s.stream.With(timeLimit[struct{}](cfg.TimeLimiter))
+	}
+	s.unary = s.unary.WithRateLimiter(cfg.RateLimiter)
+	s.stream = s.stream.WithRateLimiter(cfg.RateLimiter)
+	return s, nil
+}
+
+// UnaryServerInterceptor returns the interceptor that runs each unary handler through the
+// Server's patterns. A refusal, a time limit or a panic ends the call with the status the
+// ServerConfig's fields name (RESOURCE_EXHAUSTED with pushback, DEADLINE_EXCEEDED, INTERNAL);
+// a panic releases the bulkhead permit like any other end. The handler's own errors that carry
+// a status reach the client unchanged. One without a status is mapped: the client's
+// cancellation is CANCELLED (DEADLINE_EXCEEDED for its deadline), and levee's errors from the
+// dependencies the handler guards are mapped as the client interceptors map them (an open
+// breaker UNAVAILABLE, a full bulkhead or refused rate limit RESOURCE_EXHAUSTED without
+// pushback, a timeout DEADLINE_EXCEEDED); gRPC makes any other UNKNOWN.
+func (s *Server) UnaryServerInterceptor() grpc.UnaryServerInterceptor {
+	return func(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
+		ran := false
+		resp, err := s.unary.Execute(ctx, func(ctx context.Context) (any, error) {
+			ran = true
+			return handler(ctx, req)
+		})
+		if err != nil {
+			return nil, s.serverError(ctx, info.FullMethod, err, ran, func(md metadata.MD) { _ = grpc.SetTrailer(ctx, md) })
+		}
+		return resp, nil
+	}
+}
+
+// StreamServerInterceptor returns the interceptor that runs each streaming handler through the
+// Server's patterns, as UnaryServerInterceptor: the stream holds its bulkhead permit and runs
+// under the time limit until its handler returns, and the handler sees the limit as the
+// deadline of its stream's Context.
+func (s *Server) StreamServerInterceptor() grpc.StreamServerInterceptor {
+	return func(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, handler grpc.StreamHandler) error {
+		ran := false
+		_, err := s.stream.Execute(ss.Context(), func(ctx context.Context) (struct{}, error) {
+			ran = true
+			if ctx == ss.Context() {
+				return struct{}{}, handler(srv, ss)
+			}
+			return struct{}{}, handler(srv, &limitedStream{ServerStream: ss, ctx: ctx})
+		})
+		if err != nil {
+			return s.serverError(ss.Context(), info.FullMethod, err, ran, ss.SetTrailer)
+		}
+		return nil
+	}
+}
+
+// limitedStream is a server stream whose Context carries the time limit.
+type limitedStream struct {
+	grpc.ServerStream
+	ctx context.Context
+}
+
+// Context returns the stream's context with the time limit's deadline.
+func (s *limitedStream) Context() context.Context { return s.ctx }
+
+// serverError maps the error a server pipeline returned to the status the client receives,
+// setting the pushback trailer with setTrailer for a refusal. ran tells whether the handler
+// was called: a levee rejection is the Server's own only when it was not (a handler may
+// return one from a dependency it guards, which carries no pushback of the Server's).
+func (s *Server) serverError(ctx context.Context, method string, err error, ran bool, setTrailer func(metadata.MD)) error {
+	var perr *levee.PanicError
+	switch {
+	case errors.As(err, &perr):
+		if s.cfg.Logger != nil {
+			s.cfg.Logger.Error("leveegrpc: handler panicked", "method", method, "panic", fmt.Sprint(perr.Value), "stack", string(perr.Stack))
+		}
+		return status.Error(codes.Internal, "leveegrpc: the handler panicked")
+	case !ran && errors.Is(err, bulkhead.ErrBulkheadFull):
+		if s.cfg.BulkheadPushback >= 0 {
+			setTrailer(pushbackMD(s.cfg.BulkheadPushback))
+		}
+		return withStatus(codes.ResourceExhausted, err)
+	case !ran && errors.Is(err, ratelimiter.ErrRequestNotPermitted):
+		setTrailer(pushbackMD(s.cfg.RateLimiter.Metrics().NanosToWait))
+		return withStatus(codes.ResourceExhausted, err)
+	case errors.Is(err, timelimiter.ErrTimeout):
+		return withStatus(codes.DeadlineExceeded, err)
+	case hasStatus(err):
+		return err
+	case ctx.Err() != nil && errors.Is(err, ctx.Err()):
+		return withStatus(status.FromContextError(ctx.Err()).Code(), err)
+	}
+	if c := levelCode(err); c != codes.Unknown {
+		return withStatus(c, err)
+	}
+	return err
+}
+
+// pushbackMD returns the trailer carrying d as PushbackKey, in milliseconds rounded up.
+func pushbackMD(d time.Duration) metadata.MD {
+	ms := (d + time.Millisecond - 1) / time.Millisecond
+	return metadata.Pairs(PushbackKey, strconv.FormatInt(int64(ms), 10))
+}
+
+// timeLimit is the Server's time limit as a pipeline layer: next runs on the caller's
+// goroutine under a context whose deadline is tl's TimeoutDuration, and is waited for.
+func timeLimit[T any](tl *timelimiter.TimeLimiter) levee.Decorator[T] {
+	timeout := tl.Config().TimeoutDuration
+	return func(ctx context.Context, next func(context.Context) (T, error)) (T, error) {
+		if err := ctx.Err(); err != nil {
+			var zero T
+			return zero, err
+		}
+		start := time.Now()
+		lctx, cancel := context.WithTimeout(ctx, timeout)
+		defer cancel()
+		v, err := next(lctx)
+		d := time.Since(start)
+		switch {
+		case ctx.Err() != nil && err != nil:
+			// The client's own cancellation or deadline: nobody's failure, nothing recorded.
+		case err != nil && errors.Is(lctx.Err(), context.DeadlineExceeded):
+			err = &timelimiter.TimeoutError{Name: tl.Name(), Timeout: timeout, Err: err}
+			tl.OnError(d, err)
+		default:
+			tl.OnError(d, err) // a nil err is a success
+		}
+		return v, err
+	}
+}

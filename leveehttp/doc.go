@@ -1,0 +1,45 @@
+// Package leveehttp puts levee's patterns at both ends of an HTTP call, with the standard
+// library only.
+//
+// On the client, a Transport is an http.RoundTripper that sends each request through a
+// levee.Pipeline[*http.Response]: each attempt is one round trip of the next RoundTripper. It
+// maps HTTP onto the patterns as failsafe-go's failsafehttp and Polly's HTTP resilience
+// handler do, and as Resilience4j users write by hand around Feign or Retrofit:
+//
+//   - 5xx, 429 and transport errors are failures (Config.Failure changes which statuses);
+//     other 4xx answers are client errors, ignored by a breaker built with
+//     CircuitBreakerConfig and never retried;
+//   - the body of every failed attempt is read (at most Config.MaxBodyBuffer bytes) and closed,
+//     so no attempt holds a connection; the caller still gets the last one, buffered;
+//   - a request is sent again only when it can be: its body replayed with GetBody, and its
+//     method idempotent or the request carrying an idempotency key (set by the caller, or
+//     generated once per request with Config.GenerateIdempotencyKey), the same on every
+//     attempt;
+//   - Retry-After (seconds or an HTTP date) on a 429 or 503 delays the next attempt, capped at
+//     Config.MaxRetryAfter; when that is past the request's deadline the call fails at once
+//     with a *RetryAfterError; OpenOnRetryAfter opens a breaker until then.
+//
+// The client in five lines:
+//
+//	cb := levee.Must(circuitbreaker.New("pricing", leveehttp.CircuitBreakerConfig(circuitbreaker.Config{})))
+//	rt := levee.Must(retry.New("pricing", leveehttp.RetryConfig(retry.Config{MaxAttempts: 3})))
+//	p := levee.DefaultPipeline[*http.Response](levee.Patterns{Retry: rt, CircuitBreaker: cb}, nil)
+//	client := &http.Client{Transport: levee.Must(leveehttp.NewTransport(nil, p, leveehttp.Config{}))}
+//	resp, err := client.Get("https://pricing.internal/quote")
+//
+// A status the pipeline gave up on comes back as the response it was (the last 503), not as an
+// error: Go's HTTP clients expect a response for every HTTP status and an error only when there
+// is none. Inside the pipeline it is a *StatusError, which retries, breakers and fallbacks
+// classify and answer like any error.
+//
+// On the server, Middleware guards a handler with a rate limiter (429) and a bulkhead (503),
+// each answering with a Retry-After, a per-request time limit (503), and recovers a panic into
+// a 500 without losing the bulkhead's permit.
+//
+// # Differences from Resilience4j
+//
+// Resilience4j has no HTTP adapter of its own; its Feign and Retrofit decorators leave the
+// mapping of statuses to failures and of Retry-After to waits to the user. This package makes
+// the choices above, which follow RFC 9110 (idempotent methods, Retry-After) and the HTTP
+// adapters of failsafe-go and Polly.
+package leveehttp

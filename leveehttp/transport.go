@@ -1,0 +1,414 @@
+package leveehttp
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/levee-go/levee"
+)
+
+// Defaults of Config.
+const (
+	DefaultIdempotencyKeyHeader = "Idempotency-Key"
+	DefaultMaxRetryAfter        = time.Minute
+	DefaultMaxBodyBuffer        = 64 << 10
+	// MaxMaxBodyBuffer bounds Config.MaxBodyBuffer.
+	MaxMaxBodyBuffer = 16 << 20
+)
+
+// Config configures a Transport. The zero value of every field means its default.
+type Config struct {
+	// Failure reports whether a response is a failure of the server: the attempt fails with
+	// a *StatusError that breakers record and retries retry. A response it rejects with a
+	// status >= 400 is a client error: a *StatusError matching ErrNotRetryable, which
+	// CircuitBreakerConfig makes the breaker ignore. Any other response is a success.
+	// [nil: DefaultFailure, 5xx and 429]
+	Failure func(resp *http.Response) bool
+
+	// IdempotencyKeyHeader is the header carrying a request's idempotency key.
+	// ["": DefaultIdempotencyKeyHeader, "Idempotency-Key"]
+	IdempotencyKeyHeader string
+
+	// GenerateIdempotencyKey makes the Transport give a non-idempotent request (POST, PATCH,
+	// ...) that has no idempotency key a fresh one (128 random bits from crypto/rand, as 32
+	// hexadecimal digits), once per request: every attempt carries the same key, so the
+	// request may be retried. Without it such a request is sent at most once unless the
+	// caller set the header. [false]
+	GenerateIdempotencyKey bool
+
+	// MaxRetryAfter caps the wait a Retry-After imposes: the next attempt waits
+	// min(Retry-After, MaxRetryAfter). [0: DefaultMaxRetryAfter, 1 minute; must be >= 0]
+	MaxRetryAfter time.Duration
+
+	// MaxBodyBuffer is how many bytes of a failed or refused response's body are read and kept
+	// before the body is closed (see StatusError). [0: DefaultMaxBodyBuffer, 64 KiB; must be in
+	// [0, MaxMaxBodyBuffer]]
+	MaxBodyBuffer int
+}
+
+// DefaultFailure reports whether resp's status is 5xx or 429 Too Many Requests: the statuses
+// that say the server, not the request, is at fault (failsafe-go's failsafehttp and Polly's
+// HTTP resilience handle the same, plus 408, which is left to the caller here).
+func DefaultFailure(resp *http.Response) bool {
+	return resp.StatusCode >= 500 || resp.StatusCode == http.StatusTooManyRequests
+}
+
+// Transport is an http.RoundTripper that sends each request through a levee pipeline: each run
+// of the pipeline's innermost call is one attempt, sent with the next RoundTripper. It is safe
+// for concurrent use; build it once per dependency with NewTransport.
+//
+// What each attempt returns to the pipeline:
+//   - a response Config.Failure accepts (2xx, 3xx): the response, a success;
+//   - a failure (5xx, 429): a *StatusError, body buffered and closed;
+//   - a client error (other 4xx): a *StatusError matching ErrNotRetryable;
+//   - a transport error: the error, as the next RoundTripper returned it.
+//
+// A failure of a request that cannot be sent again (a body without GetBody; a method other
+// than GET, HEAD, OPTIONS, TRACE, PUT and DELETE without an idempotency key) matches
+// ErrNotRetryable. If the pipeline runs the call again anyway, the Transport sends nothing and
+// returns ErrNotSent, a rejection. An attempt after a Retry-After does not start before
+// StatusError.RetryAt, even when the retry waited less.
+//
+// What RoundTrip returns: the pipeline's response; for a pipeline that ended on a
+// *StatusError, that error's Response (the last 503, say) with a nil error, as Go's clients
+// expect a response for every HTTP status; a *RetryAfterError when Retry-After went past the
+// deadline; otherwise the pipeline's error (a transport error, a rejection such as
+// circuitbreaker.ErrCallNotPermitted, a timeout). Every response body the caller does not get
+// is closed.
+//
+// A TimeLimiter in the pipeline bounds each attempt up to its response headers; the body of
+// a successful response is then read under the request's own context. A successful response
+// that a retry's RetryOnResultPredicate retries, or that a time limiter gave up on, is closed
+// by the Transport. A fallback in the pipeline sees client errors as *StatusError too: check
+// StatusError.Failure, or answer only the errors it is for (circuitbreaker.ErrCallNotPermitted,
+// say).
+type Transport struct {
+	next      http.RoundTripper
+	p         *levee.Pipeline[*http.Response]
+	failure   func(*http.Response) bool
+	keyHeader string
+	genKey    bool
+	maxRA     time.Duration
+	maxBuf    int
+}
+
+// NewTransport returns a Transport sending requests with next (nil: http.DefaultTransport)
+// through p (nil: no pattern, each request sent once). It refuses an invalid cfg with an error
+// naming the field, e.g. "leveehttp: MaxRetryAfter must be >= 0, got -1s".
+//
+// Build p's retry with RetryConfig and its breaker with CircuitBreakerConfig, so that they
+// honour Retry-After, do not retry what cannot be retried, and ignore client errors.
+func NewTransport(next http.RoundTripper, p *levee.Pipeline[*http.Response], cfg Config) (*Transport, error) {
+	if cfg.MaxRetryAfter < 0 {
+		return nil, fmt.Errorf("leveehttp: MaxRetryAfter must be >= 0, got %v", cfg.MaxRetryAfter)
+	}
+	if cfg.MaxBodyBuffer < 0 || cfg.MaxBodyBuffer > MaxMaxBodyBuffer {
+		return nil, fmt.Errorf("leveehttp: MaxBodyBuffer must be in [0, %d], got %d", MaxMaxBodyBuffer, cfg.MaxBodyBuffer)
+	}
+	if h := cfg.IdempotencyKeyHeader; h != "" && !validHeaderName(h) {
+		return nil, fmt.Errorf("leveehttp: IdempotencyKeyHeader must be a valid header name, got %q", h)
+	}
+	t := &Transport{
+		next: next, p: p, failure: cfg.Failure, genKey: cfg.GenerateIdempotencyKey,
+		keyHeader: http.CanonicalHeaderKey(cfg.IdempotencyKeyHeader),
+		maxRA:     cfg.MaxRetryAfter, maxBuf: cfg.MaxBodyBuffer,
+	}
+	if t.next == nil {
+		t.next = http.DefaultTransport
+	}
+	if t.failure == nil {
+		t.failure = DefaultFailure
+	}
+	if t.keyHeader == "" {
+		t.keyHeader = DefaultIdempotencyKeyHeader
+	}
+	if t.maxRA == 0 {
+		t.maxRA = DefaultMaxRetryAfter
+	}
+	if t.maxBuf == 0 {
+		t.maxBuf = DefaultMaxBodyBuffer
+	}
+	return t, nil
+}
+
+// validHeaderName reports whether s is an RFC 9110 token.
+func validHeaderName(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9':
+		case bytes.IndexByte([]byte("!#$%&'*+-.^_`|~"), c) >= 0:
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// idempotent reports whether method is idempotent (RFC 9110 section 9.2.2).
+func idempotent(method string) bool {
+	switch method {
+	case "", http.MethodGet, http.MethodHead, http.MethodOptions, http.MethodTrace, http.MethodPut, http.MethodDelete:
+		return true
+	}
+	return false
+}
+
+// CloseIdleConnections closes the idle connections of the next RoundTripper, if it has such a
+// method, as http.Client.CloseIdleConnections expects of its Transport.
+func (t *Transport) CloseIdleConnections() {
+	if c, ok := t.next.(interface{ CloseIdleConnections() }); ok {
+		c.CloseIdleConnections()
+	}
+}
+
+// RoundTrip sends req through the pipeline, as described on Transport. It does not modify req;
+// attempts are clones of it.
+func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
+	c := &call{t: t, req: req}
+	hasBody := req.Body != nil && req.Body != http.NoBody
+	key := req.Header.Get(t.keyHeader)
+	if key == "" && t.genKey && !idempotent(req.Method) {
+		var b [16]byte
+		_, _ = rand.Read(b[:]) // crypto/rand.Read never fails (Go 1.24+)
+		key = hex.EncodeToString(b[:])
+		c.setKey = key
+	}
+	c.replayable = (!hasBody || req.GetBody != nil) && (idempotent(req.Method) || key != "")
+
+	resp, err := t.p.Execute(req.Context(), c.attempt)
+
+	c.mu.Lock()
+	c.done = true
+	open, bodySent, last := c.open, c.bodySent, c.last
+	c.open = nil
+	c.mu.Unlock()
+	for _, o := range open {
+		if o != resp {
+			o.Body.Close()
+		}
+	}
+	if hasBody && !bodySent {
+		req.Body.Close() // a RoundTripper closes the body, even when it sends nothing
+	}
+	if err == nil {
+		if resp == nil {
+			return nil, errors.New("leveehttp: pipeline returned a nil response and no error")
+		}
+		return resp, nil
+	}
+	if errors.Is(err, ErrNotSent) && last != nil {
+		err = last
+	}
+	return result(err)
+}
+
+// result turns the pipeline's error into RoundTrip's outcome.
+func result(err error) (*http.Response, error) {
+	var ra *RetryAfterError
+	if errors.As(err, &ra) {
+		return nil, ra
+	}
+	var se *StatusError
+	if errors.As(err, &se) && se.Response != nil {
+		return se.Response, nil
+	}
+	return nil, err
+}
+
+// call is the state of one RoundTrip across its attempts. Attempts abandoned by a time limiter
+// may still run while the next one starts, hence the mutex.
+type call struct {
+	t          *Transport
+	req        *http.Request
+	setKey     string // generated idempotency key, "" when none is added
+	replayable bool
+
+	mu        sync.Mutex
+	attempts  int
+	bodySent  bool             // req.Body itself went to an attempt
+	final     bool             // an attempt ended with ErrNotRetryable
+	notBefore time.Time        // Retry-After of the last attempt
+	last      error            // error of the last attempt sent, nil after a response
+	open      []*http.Response // successful responses not yet returned
+	done      bool             // RoundTrip has returned
+}
+
+// attempt sends one attempt of c.req: the pipeline's innermost call.
+func (c *call) attempt(ctx context.Context) (*http.Response, error) {
+	c.mu.Lock()
+	if c.done || c.final || c.attempts > 0 && !c.replayable {
+		last := c.last
+		c.mu.Unlock()
+		return nil, &notSentError{last: last}
+	}
+	first := c.attempts == 0
+	c.attempts++
+	if first {
+		c.bodySent = true
+	}
+	notBefore := c.notBefore
+	c.mu.Unlock()
+
+	if !notBefore.IsZero() {
+		if err := sleepUntil(ctx, notBefore); err != nil {
+			return nil, err
+		}
+	}
+	// The request runs under the caller's context, cancelled when the attempt's context ends
+	// before the headers arrive, or when the body is closed: a time limiter cancels the
+	// attempt's context as soon as the call returns, which must not cut the body short.
+	reqCtx, cancel := context.WithCancel(c.req.Context())
+	stop := context.AfterFunc(ctx, cancel)
+	out := c.req.Clone(reqCtx)
+	if !first && out.Body != nil && out.Body != http.NoBody {
+		body, err := c.req.GetBody()
+		if err != nil {
+			stop()
+			cancel()
+			return nil, c.fail(&notRetryable{err: fmt.Errorf("leveehttp: GetBody: %w", err)})
+		}
+		out.Body = body
+	}
+	if c.setKey != "" {
+		out.Header.Set(c.t.keyHeader, c.setKey)
+	}
+	resp, err := c.t.next.RoundTrip(out)
+	if !stop() {
+		// The attempt is over (timed out, or the pipeline gave up): whatever came back is
+		// nobody's.
+		if resp != nil {
+			drain(resp.Body, c.t.maxBuf)
+		}
+		cancel()
+		return nil, ctx.Err()
+	}
+	if err != nil {
+		cancel()
+		if !c.replayable {
+			err = &notRetryable{err: err}
+		}
+		return nil, c.fail(err)
+	}
+	failure := c.t.failure(resp)
+	if !failure && resp.StatusCode < 400 {
+		resp.Body = &cancelBody{ReadCloser: resp.Body, cancel: cancel}
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		c.last = nil
+		if c.done {
+			resp.Body.Close()
+			return nil, ctx.Err()
+		}
+		c.open = append(c.open, resp)
+		return resp, nil
+	}
+	buf := drain(resp.Body, c.t.maxBuf)
+	cancel()
+	resp.Body = io.NopCloser(bytes.NewReader(buf))
+	resp.ContentLength = int64(len(buf))
+	se := &StatusError{Response: resp, StatusCode: resp.StatusCode, Failure: failure}
+	if resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode == http.StatusServiceUnavailable {
+		now := time.Now()
+		if ra, ok := parseRetryAfter(resp.Header.Get("Retry-After"), now); ok {
+			se.RetryAfter = ra
+			se.RetryAt = now.Add(min(ra, c.t.maxRA))
+		}
+	}
+	switch {
+	case !failure || !c.replayable:
+		return nil, c.fail(&notRetryable{err: se})
+	case !se.RetryAt.IsZero():
+		wait := se.RetryAt.Sub(time.Now())
+		if dl, ok := c.req.Context().Deadline(); ok {
+			if left := time.Until(dl); left < wait {
+				return nil, c.fail(&RetryAfterError{RetryAfter: min(se.RetryAfter, c.t.maxRA), Remaining: left, Err: se})
+			}
+		}
+		c.mu.Lock()
+		c.notBefore = se.RetryAt
+		c.mu.Unlock()
+	}
+	return nil, c.fail(se)
+}
+
+// fail records err as the outcome of the last attempt sent, and whether it was final.
+func (c *call) fail(err error) error {
+	c.mu.Lock()
+	c.last = err
+	if errors.Is(err, ErrNotRetryable) {
+		c.final = true
+	}
+	c.mu.Unlock()
+	return err
+}
+
+// drain reads at most limit bytes of body, closes it and returns what it read: a connection
+// whose body was read to the end goes back to the pool, a longer one is closed.
+func drain(body io.ReadCloser, limit int) []byte {
+	buf, _ := io.ReadAll(io.LimitReader(body, int64(limit)))
+	body.Close()
+	return buf
+}
+
+// cancelBody releases the attempt's request context when the caller closes the body.
+type cancelBody struct {
+	io.ReadCloser
+	cancel context.CancelFunc
+}
+
+func (b *cancelBody) Close() error {
+	err := b.ReadCloser.Close()
+	b.cancel()
+	return err
+}
+
+// sleepUntil waits until t, or returns ctx's error as soon as ctx ends.
+func sleepUntil(ctx context.Context, t time.Time) error {
+	d := time.Until(t)
+	if d <= 0 {
+		return nil
+	}
+	timer := time.NewTimer(d)
+	defer timer.Stop()
+	select {
+	case <-timer.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// parseRetryAfter parses a Retry-After value, delay-seconds or an HTTP date (RFC 9110 section
+// 10.2.3), into the wait from now. It reports false for an absent, malformed or past value.
+func parseRetryAfter(v string, now time.Time) (time.Duration, bool) {
+	if v == "" {
+		return 0, false
+	}
+	if s, err := strconv.ParseInt(v, 10, 64); err == nil {
+		if s <= 0 {
+			return 0, false
+		}
+		if s > int64((1<<63-1)/time.Second) {
+			return 1<<63 - 1, true
+		}
+		return time.Duration(s) * time.Second, true
+	}
+	at, err := http.ParseTime(v)
+	if err != nil {
+		return 0, false
+	}
+	if d := at.Sub(now); d > 0 {
+		return d, true
+	}
+	return 0, false
+}

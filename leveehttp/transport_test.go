@@ -1,0 +1,623 @@
+package leveehttp_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/levee-go/levee"
+	"github.com/levee-go/levee/circuitbreaker"
+	"github.com/levee-go/levee/leveehttp"
+	"github.com/levee-go/levee/retry"
+	"github.com/levee-go/levee/timelimiter"
+)
+
+// attempts records what the server received.
+type attempts struct {
+	mu     sync.Mutex
+	n      int
+	keys   []string
+	bodies []string
+}
+
+func (a *attempts) record(r *http.Request) int {
+	body, _ := io.ReadAll(r.Body)
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.n++
+	a.keys = append(a.keys, r.Header.Get("Idempotency-Key"))
+	a.bodies = append(a.bodies, string(body))
+	return a.n
+}
+
+func (a *attempts) count() int {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.n
+}
+
+// failing answers status to the first fail requests (with a body naming the attempt), then 200.
+func failing(a *attempts, fail int, status int, header http.Header) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		n := a.record(r)
+		if n <= fail {
+			for k, v := range header {
+				w.Header()[k] = v
+			}
+			w.WriteHeader(status)
+			fmt.Fprintf(w, "busy %d", n)
+			return
+		}
+		fmt.Fprintf(w, "ok %d", n)
+	})
+}
+
+func readAll(t *testing.T, resp *http.Response) string {
+	t.Helper()
+	b, err := io.ReadAll(resp.Body)
+	require.NoError(t, err)
+	require.NoError(t, resp.Body.Close())
+	return string(b)
+}
+
+// Over a real loopback socket: two 503s then a 200 take three attempts on one connection,
+// since the failed attempts' bodies were read and closed; the breaker records 2 failures and
+// 1 success.
+func TestTransportRetriesFailuresOnOneConnection(t *testing.T) {
+	a := &attempts{}
+	s := newServer(t, failing(a, 2, http.StatusServiceUnavailable, nil), true)
+	b, r := patterns(t, circuitbreaker.Config{}, retry.Config{MaxAttempts: 3, WaitDuration: retry.NoWait})
+	client := clientFor(t, s, levee.DefaultPipeline[*http.Response](levee.Patterns{Retry: r, CircuitBreaker: b}, nil), leveehttp.Config{})
+
+	resp, err := client.Get(s.URL)
+	require.NoError(t, err)
+	assert.Equal(t, http.StatusOK, resp.StatusCode)
+	assert.Equal(t, "ok 3", readAll(t, resp))
+	assert.Equal(t, 3, a.count())
+	opened, _ := s.counts()
+	assert.Equal(t, 1, opened, "failed attempts' bodies drained: the connection was reused")
+	m := b.Metrics()
+	assert.Equal(t, 2, m.NumberOfFailedCalls)
+	assert.Equal(t, 1, m.NumberOfSuccessfulCalls)
+}
+
+// When every attempt fails the caller gets the last 503 as a response, its body buffered.
+func TestTransportReturnsLastFailedResponse(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		a := &attempts{}
+		s := newServer(t, failing(a, 10, http.StatusServiceUnavailable, nil), false)
+		b, r := patterns(t, circuitbreaker.Config{}, retry.Config{MaxAttempts: 3, WaitDuration: time.Second})
+		client := clientFor(t, s, levee.DefaultPipeline[*http.Response](levee.Patterns{Retry: r, CircuitBreaker: b}, nil), leveehttp.Config{})
+
+		start := time.Now()
+		resp, err := client.Get(s.URL)
+		require.NoError(t, err)
+		assert.Equal(t, 2*time.Second, time.Since(start), "two waits of 1s")
+		assert.Equal(t, http.StatusServiceUnavailable, resp.StatusCode)
+		assert.Equal(t, int64(6), resp.ContentLength)
+		assert.Equal(t, "busy 3", readAll(t, resp))
+		assert.Equal(t, 3, a.count())
+		assert.Equal(t, 3, b.Metrics().NumberOfFailedCalls)
+	})
+}
+
+// A 404 is a client error: sent once, returned as it is, ignored by the breaker.
+func TestTransportClientErrorIsNotRetriedNorRecorded(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		a := &attempts{}
+		s := newServer(t, failing(a, 10, http.StatusNotFound, nil), false)
+		b, r := patterns(t, circuitbreaker.Config{}, retry.Config{MaxAttempts: 3})
+		client := clientFor(t, s, levee.DefaultPipeline[*http.Response](levee.Patterns{Retry: r, CircuitBreaker: b}, nil), leveehttp.Config{})
+
+		resp, err := client.Get(s.URL)
+		require.NoError(t, err)
+		assert.Equal(t, http.StatusNotFound, resp.StatusCode)
+		assert.Equal(t, "busy 1", readAll(t, resp))
+		assert.Equal(t, 1, a.count())
+		m := b.Metrics()
+		assert.Equal(t, 0, m.NumberOfFailedCalls+m.NumberOfSuccessfulCalls, "ignored")
+		assert.Equal(t, int64(1), r.Metrics().NumberOfFailedCallsWithoutRetryAttempt)
+	})
+}
+
+// A custom Failure makes 408 a failure, retried.
+func TestTransportCustomFailure(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		a := &attempts{}
+		s := newServer(t, failing(a, 1, http.StatusRequestTimeout, nil), false)
+		_, r := patterns(t, circuitbreaker.Config{}, retry.Config{MaxAttempts: 3, WaitDuration: retry.NoWait})
+		client := clientFor(t, s, levee.Compose[*http.Response]().WithRetry(r), leveehttp.Config{
+			Failure: func(resp *http.Response) bool {
+				return leveehttp.DefaultFailure(resp) || resp.StatusCode == http.StatusRequestTimeout
+			},
+		})
+		resp, err := client.Get(s.URL)
+		require.NoError(t, err)
+		assert.Equal(t, "ok 2", readAll(t, resp))
+	})
+}
+
+// onlyReader hides bytes.Reader's type, so that http.NewRequest sets no GetBody.
+type onlyReader struct{ io.Reader }
+
+func TestTransportReplaysOnlyWhatItCan(t *testing.T) {
+	cases := []struct {
+		name     string
+		method   string
+		body     func() io.Reader
+		key      string // set by the caller
+		generate bool
+		sent     int
+		status   int
+		sameKey  bool
+	}{
+		{name: "PUT with GetBody is retried", method: http.MethodPut, body: func() io.Reader { return strings.NewReader("order") }, sent: 3, status: 200},
+		{name: "PUT without GetBody is sent once", method: http.MethodPut, body: func() io.Reader { return onlyReader{strings.NewReader("order")} }, sent: 1, status: 503},
+		{name: "POST without key is sent once", method: http.MethodPost, body: func() io.Reader { return strings.NewReader("order") }, sent: 1, status: 503},
+		{name: "POST with the caller's key is retried", method: http.MethodPost, body: func() io.Reader { return strings.NewReader("order") }, key: "k-42", sent: 3, status: 200, sameKey: true},
+		{name: "POST with a generated key is retried", method: http.MethodPost, body: func() io.Reader { return strings.NewReader("order") }, generate: true, sent: 3, status: 200, sameKey: true},
+		{name: "POST with key but no GetBody is sent once", method: http.MethodPost, body: func() io.Reader { return onlyReader{strings.NewReader("order")} }, key: "k-42", sent: 1, status: 503},
+		{name: "PATCH without body nor key is sent once", method: http.MethodPatch, body: func() io.Reader { return nil }, sent: 1, status: 503},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				a := &attempts{}
+				s := newServer(t, failing(a, 2, http.StatusServiceUnavailable, nil), false)
+				b, r := patterns(t, circuitbreaker.Config{}, retry.Config{MaxAttempts: 3, WaitDuration: retry.NoWait})
+				client := clientFor(t, s, levee.DefaultPipeline[*http.Response](levee.Patterns{Retry: r, CircuitBreaker: b}, nil),
+					leveehttp.Config{GenerateIdempotencyKey: tc.generate})
+				req, err := http.NewRequest(tc.method, s.URL, tc.body())
+				require.NoError(t, err)
+				if tc.key != "" {
+					req.Header.Set("Idempotency-Key", tc.key)
+				}
+				resp, err := client.Do(req)
+				require.NoError(t, err)
+				assert.Equal(t, tc.status, resp.StatusCode)
+				readAll(t, resp)
+				assert.Equal(t, tc.sent, a.count())
+				assert.Equal(t, tc.key, req.Header.Get("Idempotency-Key"), "the caller's request is not modified")
+				assert.Equal(t, tc.sent, b.Metrics().NumberOfBufferedCalls)
+				for i := range tc.sent {
+					if tc.body() != nil {
+						assert.Equal(t, "order", a.bodies[i], "attempt %d's body", i+1)
+					}
+					if tc.sameKey {
+						assert.Equal(t, a.keys[0], a.keys[i], "attempt %d's key", i+1)
+					}
+				}
+				switch {
+				case tc.key != "":
+					assert.Equal(t, tc.key, a.keys[0])
+				case tc.generate:
+					assert.Len(t, a.keys[0], 32)
+				default:
+					assert.Equal(t, "", a.keys[0])
+				}
+			})
+		})
+	}
+}
+
+// Two requests with generated keys get different keys.
+func TestTransportGeneratedKeysDiffer(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		a := &attempts{}
+		s := newServer(t, failing(a, 0, 0, nil), false)
+		client := clientFor(t, s, nil, leveehttp.Config{GenerateIdempotencyKey: true, IdempotencyKeyHeader: "idempotency-key"})
+		for range 2 {
+			resp, err := client.Post(s.URL, "text/plain", strings.NewReader("x"))
+			require.NoError(t, err)
+			readAll(t, resp)
+		}
+		require.Len(t, a.keys, 2)
+		assert.NotEqual(t, a.keys[0], a.keys[1])
+	})
+}
+
+// A retry config not made by RetryConfig retries a POST without key anyway: the Transport
+// sends nothing and the caller gets the one 503 sent; the breaker records one failure, not
+// the refused attempt.
+func TestTransportRefusesToResendWithoutRetryConfig(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		a := &attempts{}
+		s := newServer(t, failing(a, 10, http.StatusServiceUnavailable, nil), false)
+		b := levee.Must(circuitbreaker.New("dependency", circuitbreaker.Config{}))
+		r := levee.Must(retry.New("dependency", retry.Config{MaxAttempts: 3, WaitDuration: retry.NoWait}))
+		client := clientFor(t, s, levee.DefaultPipeline[*http.Response](levee.Patterns{Retry: r, CircuitBreaker: b}, nil), leveehttp.Config{})
+		resp, err := client.Post(s.URL, "text/plain", strings.NewReader("order"))
+		require.NoError(t, err)
+		assert.Equal(t, http.StatusServiceUnavailable, resp.StatusCode)
+		assert.Equal(t, "busy 1", readAll(t, resp))
+		assert.Equal(t, 1, a.count())
+		m := b.Metrics()
+		assert.Equal(t, 1, m.NumberOfFailedCalls)
+		assert.Equal(t, 0, m.NumberOfSuccessfulCalls)
+	})
+}
+
+// Connections closed by the server: before the headers (a transport error, retried) and in
+// the middle of a failed answer's body (the attempt fails with what was read).
+func TestTransportConnectionClosedMidway(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var n atomic.Int64
+		s := newServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			switch n.Add(1) {
+			case 1: // no answer at all
+				conn, _, err := http.NewResponseController(w).Hijack()
+				if err == nil {
+					conn.Close()
+				}
+			case 2: // a 503 cut after 4 of its 100 bytes
+				conn, buf, err := http.NewResponseController(w).Hijack()
+				if err == nil {
+					buf.WriteString("HTTP/1.1 503 Service Unavailable\r\nContent-Length: 100\r\n\r\nbusy")
+					buf.Flush()
+					conn.Close()
+				}
+			default:
+				io.WriteString(w, "ok")
+			}
+		}), false)
+		b, r := patterns(t, circuitbreaker.Config{}, retry.Config{MaxAttempts: 3, WaitDuration: retry.NoWait})
+		client := clientFor(t, s, levee.DefaultPipeline[*http.Response](levee.Patterns{Retry: r, CircuitBreaker: b}, nil), leveehttp.Config{})
+		resp, err := client.Get(s.URL)
+		require.NoError(t, err)
+		assert.Equal(t, "ok", readAll(t, resp))
+		assert.Equal(t, int64(3), n.Load())
+		assert.Equal(t, 2, b.Metrics().NumberOfFailedCalls)
+		opened, _ := s.counts()
+		assert.Equal(t, 3, opened, "each closed connection is replaced")
+	})
+}
+
+// A success whose body is cut short reaches the caller, who sees the read fail; nothing leaks.
+func TestTransportSuccessBodyCutShort(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := newServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			conn, buf, err := http.NewResponseController(w).Hijack()
+			if err == nil {
+				buf.WriteString("HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\npartial")
+				buf.Flush()
+				conn.Close()
+			}
+		}), false)
+		_, r := patterns(t, circuitbreaker.Config{}, retry.Config{MaxAttempts: 3, WaitDuration: retry.NoWait})
+		client := clientFor(t, s, levee.Compose[*http.Response]().WithRetry(r), leveehttp.Config{})
+		resp, err := client.Get(s.URL)
+		require.NoError(t, err)
+		body, err := io.ReadAll(resp.Body)
+		assert.Equal(t, "partial", string(body))
+		assert.ErrorIs(t, err, io.ErrUnexpectedEOF)
+		require.NoError(t, resp.Body.Close())
+	})
+}
+
+// A hanging server: each attempt is cut by the time limiter at 2s, three attempts, and the
+// server sees each request cancelled.
+func TestTransportHangingServer(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var started, cancelled atomic.Int64
+		s := newServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			started.Add(1)
+			<-r.Context().Done()
+			cancelled.Add(1)
+		}), false)
+		b, r := patterns(t, circuitbreaker.Config{}, retry.Config{MaxAttempts: 3, WaitDuration: retry.NoWait})
+		tl := levee.Must(timelimiter.New("dependency", timelimiter.Config{TimeoutDuration: 2 * time.Second}))
+		client := clientFor(t, s, levee.DefaultPipeline[*http.Response](levee.Patterns{Retry: r, CircuitBreaker: b, TimeLimiter: tl}, nil), leveehttp.Config{})
+		start := time.Now()
+		resp, err := client.Get(s.URL)
+		assert.Nil(t, resp)
+		assert.ErrorIs(t, err, timelimiter.ErrTimeout)
+		assert.Equal(t, 6*time.Second, time.Since(start))
+		synctest.Wait()
+		assert.Equal(t, int64(3), started.Load())
+		assert.Equal(t, int64(3), cancelled.Load())
+		assert.Equal(t, 3, b.Metrics().NumberOfFailedCalls)
+	})
+}
+
+// A time limiter does not cut the body of a successful response: it bounds the time to the
+// headers, and the body is read under the request's context afterwards.
+func TestTransportTimeLimiterLeavesBodyReadable(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := newServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			io.WriteString(w, "head ")
+			http.NewResponseController(w).Flush()
+			time.Sleep(5 * time.Second) // the body's second half comes after the time limit
+			io.WriteString(w, "tail")
+		}), false)
+		tl := levee.Must(timelimiter.New("dependency", timelimiter.Config{TimeoutDuration: time.Second}))
+		client := clientFor(t, s, levee.Compose[*http.Response]().WithTimeLimiter(tl), leveehttp.Config{})
+		resp, err := client.Get(s.URL)
+		require.NoError(t, err)
+		assert.Equal(t, "head tail", readAll(t, resp))
+	})
+}
+
+func TestTransportRetryAfter(t *testing.T) {
+	cases := []struct {
+		name       string
+		status     int
+		retryAfter func(now time.Time) string
+		max        time.Duration
+		wait       time.Duration
+	}{
+		{name: "503 seconds", status: 503, retryAfter: func(time.Time) string { return "3" }, wait: 3 * time.Second},
+		{name: "429 HTTP date", status: 429, retryAfter: func(now time.Time) string { return now.Add(10 * time.Second).UTC().Format(http.TimeFormat) }, wait: 10 * time.Second},
+		{name: "capped by MaxRetryAfter", status: 503, retryAfter: func(time.Time) string { return "120" }, max: 5 * time.Second, wait: 5 * time.Second},
+		{name: "shorter than the retry's wait", status: 503, retryAfter: func(time.Time) string { return "0" }, wait: 100 * time.Millisecond},
+		{name: "malformed", status: 503, retryAfter: func(time.Time) string { return "soon" }, wait: 100 * time.Millisecond},
+		{name: "ignored on 500", status: 500, retryAfter: func(time.Time) string { return "3" }, wait: 100 * time.Millisecond},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				a := &attempts{}
+				s := newServer(t, failing(a, 1, tc.status, http.Header{"Retry-After": {tc.retryAfter(time.Now())}}), false)
+				_, r := patterns(t, circuitbreaker.Config{}, retry.Config{MaxAttempts: 2, WaitDuration: 100 * time.Millisecond})
+				client := clientFor(t, s, levee.Compose[*http.Response]().WithRetry(r), leveehttp.Config{MaxRetryAfter: tc.max})
+				start := time.Now()
+				resp, err := client.Get(s.URL)
+				require.NoError(t, err)
+				assert.Equal(t, "ok 2", readAll(t, resp))
+				assert.Equal(t, tc.wait, time.Since(start))
+			})
+		})
+	}
+}
+
+// Without RetryConfig's interval, the Transport itself holds the next attempt until the
+// Retry-After has passed.
+func TestTransportRetryAfterWithoutRetryConfig(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		a := &attempts{}
+		s := newServer(t, failing(a, 1, 429, http.Header{"Retry-After": {"4"}}), false)
+		r := levee.Must(retry.New("dependency", retry.Config{MaxAttempts: 2, WaitDuration: retry.NoWait}))
+		client := clientFor(t, s, levee.Compose[*http.Response]().WithRetry(r), leveehttp.Config{})
+		start := time.Now()
+		resp, err := client.Get(s.URL)
+		require.NoError(t, err)
+		assert.Equal(t, "ok 2", readAll(t, resp))
+		assert.Equal(t, 4*time.Second, time.Since(start))
+	})
+}
+
+// A Retry-After past the caller's deadline fails the call at once with a *RetryAfterError.
+func TestTransportRetryAfterPastDeadline(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		a := &attempts{}
+		s := newServer(t, failing(a, 1, 503, http.Header{"Retry-After": {"30"}}), false)
+		b, r := patterns(t, circuitbreaker.Config{}, retry.Config{MaxAttempts: 3})
+		client := clientFor(t, s, levee.DefaultPipeline[*http.Response](levee.Patterns{Retry: r, CircuitBreaker: b}, nil), leveehttp.Config{})
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		defer cancel()
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, s.URL, nil)
+		require.NoError(t, err)
+		start := time.Now()
+		resp, err := client.Do(req)
+		assert.Nil(t, resp)
+		assert.Equal(t, time.Duration(0), time.Since(start), "failed at once")
+		assert.ErrorIs(t, err, leveehttp.ErrRetryAfter)
+		assert.ErrorIs(t, err, leveehttp.ErrNotRetryable)
+		var rae *leveehttp.RetryAfterError
+		require.ErrorAs(t, err, &rae)
+		assert.Equal(t, 30*time.Second, rae.RetryAfter)
+		assert.Equal(t, 2*time.Second, rae.Remaining)
+		assert.Equal(t, "leveehttp: Retry-After 30s exceeds the 2s left before the deadline (503 Service Unavailable)", rae.Error())
+		var se *leveehttp.StatusError
+		require.ErrorAs(t, err, &se)
+		assert.Equal(t, "busy 1", readAll(t, se.Response))
+		assert.Equal(t, 1, a.count())
+		assert.Equal(t, 1, b.Metrics().NumberOfFailedCalls)
+	})
+}
+
+// OpenOnRetryAfter: a 429 with Retry-After opens the breaker until then; a call meanwhile is
+// refused without reaching the server; after it, the breaker lets a probe through.
+func TestOpenOnRetryAfter(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		a := &attempts{}
+		s := newServer(t, failing(a, 1, 429, http.Header{"Retry-After": {"10"}}), false)
+		b := levee.Must(circuitbreaker.New("dependency", leveehttp.CircuitBreakerConfig(circuitbreaker.Config{
+			TransitionOnResult: leveehttp.OpenOnRetryAfter,
+		})))
+		var transitions []string
+		b.Subscribe(func(e circuitbreaker.Event) {
+			if e.Type == circuitbreaker.EventStateTransition {
+				transitions = append(transitions, fmt.Sprintf("%v %v->%v", time.Since(time.Unix(946684800, 0)), e.From, e.To))
+			}
+		})
+		client := clientFor(t, s, levee.Compose[*http.Response]().WithCircuitBreaker(b), leveehttp.Config{})
+
+		resp, err := client.Get(s.URL)
+		require.NoError(t, err)
+		assert.Equal(t, http.StatusTooManyRequests, resp.StatusCode)
+		readAll(t, resp)
+		assert.Equal(t, circuitbreaker.Open, b.State())
+
+		time.Sleep(9 * time.Second)
+		_, err = client.Get(s.URL)
+		assert.ErrorIs(t, err, circuitbreaker.ErrCallNotPermitted)
+		assert.Equal(t, 1, a.count(), "refused calls never reach the server")
+
+		time.Sleep(time.Second)
+		resp, err = client.Get(s.URL)
+		require.NoError(t, err)
+		assert.Equal(t, "ok 2", readAll(t, resp))
+		assert.Equal(t, []string{"0s CLOSED->OPEN", "10s OPEN->HALF_OPEN"}, transitions)
+	})
+}
+
+func TestOpenOnRetryAfterAsksNothingOtherwise(t *testing.T) {
+	assert.False(t, leveehttp.OpenOnRetryAfter(nil, nil).Opens())
+	assert.False(t, leveehttp.OpenOnRetryAfter(nil, errors.New("x")).Opens())
+	assert.False(t, leveehttp.OpenOnRetryAfter(nil, &leveehttp.StatusError{StatusCode: 503}).Opens())
+	assert.True(t, leveehttp.OpenOnRetryAfter(nil, &leveehttp.StatusError{StatusCode: 503, RetryAt: time.Now()}).Opens())
+}
+
+// With a retry around the breaker, the attempt after a Retry-After finds the breaker ready for
+// a probe at RetryAt.
+func TestOpenOnRetryAfterWithRetry(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		a := &attempts{}
+		s := newServer(t, failing(a, 1, 503, http.Header{"Retry-After": {"10"}}), false)
+		b, r := patterns(t, circuitbreaker.Config{TransitionOnResult: leveehttp.OpenOnRetryAfter, PermittedNumberOfCallsInHalfOpenState: 1},
+			retry.Config{MaxAttempts: 2, WaitDuration: time.Second})
+		var transitions []string
+		b.Subscribe(func(e circuitbreaker.Event) {
+			if e.Type == circuitbreaker.EventStateTransition {
+				transitions = append(transitions, fmt.Sprintf("%v %v->%v", time.Since(time.Unix(946684800, 0)), e.From, e.To))
+			}
+		})
+		client := clientFor(t, s, levee.DefaultPipeline[*http.Response](levee.Patterns{Retry: r, CircuitBreaker: b}, nil), leveehttp.Config{})
+		resp, err := client.Get(s.URL)
+		require.NoError(t, err)
+		assert.Equal(t, "ok 2", readAll(t, resp))
+		assert.Equal(t, []string{"0s CLOSED->OPEN", "10s OPEN->HALF_OPEN", "10s HALF_OPEN->CLOSED"}, transitions)
+	})
+}
+
+// A breaker that is open refuses the request: the caller gets the rejection, and a request
+// body that was never sent is closed.
+func TestTransportRejectionClosesRequestBody(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		a := &attempts{}
+		s := newServer(t, failing(a, 0, 0, nil), false)
+		b := levee.Must(circuitbreaker.New("dependency", circuitbreaker.Config{InitialState: circuitbreaker.Open}))
+		client := clientFor(t, s, levee.Compose[*http.Response]().WithCircuitBreaker(b), leveehttp.Config{})
+		body := &closeCounter{Reader: strings.NewReader("order")}
+		req, err := http.NewRequest(http.MethodPost, s.URL, body)
+		require.NoError(t, err)
+		_, err = client.Do(req)
+		assert.ErrorIs(t, err, circuitbreaker.ErrCallNotPermitted)
+		assert.True(t, levee.IsRejection(err))
+		assert.Equal(t, int64(1), body.closed.Load())
+		assert.Equal(t, 0, a.count())
+	})
+}
+
+type closeCounter struct {
+	io.Reader
+	closed atomic.Int64
+}
+
+func (c *closeCounter) Close() error { c.closed.Add(1); return nil }
+
+// A failed response longer than MaxBodyBuffer keeps its first bytes only.
+func TestTransportBuffersAtMostMaxBodyBuffer(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := newServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.WriteHeader(http.StatusBadGateway)
+			w.Write(bytes.Repeat([]byte("x"), 1000))
+		}), false)
+		client := clientFor(t, s, nil, leveehttp.Config{MaxBodyBuffer: 10})
+		resp, err := client.Get(s.URL)
+		require.NoError(t, err)
+		assert.Equal(t, http.StatusBadGateway, resp.StatusCode)
+		assert.Equal(t, "xxxxxxxxxx", readAll(t, resp))
+	})
+}
+
+func TestNewTransportRefusesInvalidConfig(t *testing.T) {
+	for _, tc := range []struct {
+		cfg leveehttp.Config
+		msg string
+	}{
+		{leveehttp.Config{MaxRetryAfter: -time.Second}, "leveehttp: MaxRetryAfter must be >= 0, got -1s"},
+		{leveehttp.Config{MaxBodyBuffer: -1}, "leveehttp: MaxBodyBuffer must be in [0, 16777216], got -1"},
+		{leveehttp.Config{MaxBodyBuffer: 16<<20 + 1}, "leveehttp: MaxBodyBuffer must be in [0, 16777216], got 16777217"},
+		{leveehttp.Config{IdempotencyKeyHeader: "Idempotency Key"}, `leveehttp: IdempotencyKeyHeader must be a valid header name, got "Idempotency Key"`},
+	} {
+		tr, err := leveehttp.NewTransport(nil, nil, tc.cfg)
+		assert.Nil(t, tr)
+		assert.EqualError(t, err, tc.msg)
+	}
+}
+
+func TestStatusErrorMessage(t *testing.T) {
+	req, _ := http.NewRequest(http.MethodGet, "http://user:secret@pricing/quote", nil)
+	se := &leveehttp.StatusError{Response: &http.Response{Request: req, StatusCode: 503}, StatusCode: 503}
+	assert.Equal(t, "leveehttp: GET http://user:xxxxx@pricing/quote: 503 Service Unavailable", se.Error())
+	assert.Equal(t, "leveehttp: 599", (&leveehttp.StatusError{StatusCode: 599}).Error())
+}
+
+// RetryConfig keeps a negative interval's meaning (stop retrying) and the user's lists.
+func TestRetryConfig(t *testing.T) {
+	c := leveehttp.RetryConfig(retry.Config{IntervalFunction: func(int) time.Duration { return -1 }, IgnoreErrors: []error{io.EOF}})
+	assert.Equal(t, []error{io.EOF, leveehttp.ErrNotRetryable}, c.IgnoreErrors)
+	assert.Equal(t, time.Duration(-1), c.IntervalBiFunction(1, &leveehttp.StatusError{RetryAt: time.Now().Add(time.Hour)}, nil))
+	assert.Equal(t, retry.DefaultWaitDuration, leveehttp.RetryConfig(retry.Config{}).IntervalBiFunction(1, io.EOF, nil))
+	assert.Equal(t, time.Duration(0), leveehttp.RetryConfig(retry.Config{WaitDuration: retry.NoWait}).IntervalBiFunction(1, io.EOF, nil))
+	_, err := retry.New("x", leveehttp.RetryConfig(retry.DefaultConfig()))
+	assert.NoError(t, err)
+}
+
+func TestCircuitBreakerConfigKeepsPredicate(t *testing.T) {
+	c := leveehttp.CircuitBreakerConfig(circuitbreaker.Config{IgnoreErrorPredicate: func(err error) bool { return err == io.EOF }})
+	assert.True(t, c.IgnoreErrorPredicate(io.EOF))
+	assert.True(t, c.IgnoreErrorPredicate(&leveehttp.StatusError{StatusCode: 404}))
+	assert.False(t, c.IgnoreErrorPredicate(&leveehttp.StatusError{StatusCode: 503, Failure: true}))
+	assert.False(t, c.IgnoreErrorPredicate(io.ErrUnexpectedEOF))
+}
+
+// Twenty concurrent requests, each failing once: every caller gets its 200, the server sees
+// 40 attempts, and no connection is left open (checked when the test ends).
+func TestTransportConcurrentRequests(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var mu sync.Mutex
+		seen := map[string]int{}
+		s := newServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			id := r.URL.Query().Get("id")
+			mu.Lock()
+			seen[id]++
+			n := seen[id]
+			mu.Unlock()
+			if n == 1 {
+				http.Error(w, "busy", http.StatusServiceUnavailable)
+				return
+			}
+			io.WriteString(w, id)
+		}), false)
+		b, r := patterns(t, circuitbreaker.Config{}, retry.Config{MaxAttempts: 2, WaitDuration: 10 * time.Millisecond})
+		client := clientFor(t, s, levee.DefaultPipeline[*http.Response](levee.Patterns{Retry: r, CircuitBreaker: b}, nil), leveehttp.Config{})
+		var wg sync.WaitGroup
+		bodies := make([]string, 20)
+		for i := range bodies {
+			wg.Go(func() {
+				resp, err := client.Get(fmt.Sprintf("%s/?id=%d", s.URL, i))
+				if err == nil {
+					b, _ := io.ReadAll(resp.Body)
+					resp.Body.Close()
+					bodies[i] = fmt.Sprintf("%d %s", resp.StatusCode, b)
+				}
+			})
+		}
+		wg.Wait()
+		for i, b := range bodies {
+			assert.Equal(t, fmt.Sprintf("200 %d", i), b)
+		}
+		m := b.Metrics()
+		assert.Equal(t, 20, m.NumberOfFailedCalls)
+		assert.Equal(t, 20, m.NumberOfSuccessfulCalls)
+		total := 0
+		for _, n := range seen {
+			total += n
+		}
+		assert.Equal(t, 40, total)
+	})
+}
