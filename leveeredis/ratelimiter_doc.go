@@ -3,6 +3,9 @@
 // Client, ClusterClient, Ring or failover client). It lives in a module of its own so that
 // programs that never use Redis never download go-redis.
 //
+// Two things are shared: a rate limiter's permissions (RateLimiter, below) and a circuit
+// breaker's transitions (SharedBreaker).
+//
 // # Shared rate limiter
 //
 // NewRateLimiter returns a RateLimiter whose permissions live in one Redis key shared by every
