@@ -1,0 +1,242 @@
+package leveeredis_test
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"runtime"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/levee-go/levee/leveeredis"
+	"github.com/levee-go/levee/ratelimiter"
+)
+
+// These tests run a real redis-server (Debian's package redis-server; on PATH) on a free
+// loopback port, so that they can stall it and kill it. They use real time: the server's
+// clock is the wall clock.
+
+type rlRedisServer struct {
+	t    testing.TB
+	bin  string
+	port int
+	cmd  *exec.Cmd
+}
+
+// startRLRedis starts a redis-server, or skips the test when there is none and CI is unset.
+func startRLRedis(t *testing.T) *rlRedisServer { return startRLRedisB(t) }
+
+func startRLRedisB(t testing.TB) *rlRedisServer {
+	t.Helper()
+	bin, err := exec.LookPath("redis-server")
+	if err != nil {
+		if os.Getenv("CI") == "" {
+			t.Skip("redis-server not on PATH (apt-get install -y redis-server)")
+		}
+		t.Fatalf("redis-server not on PATH under CI: apt-get install -y redis-server: %v", err)
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	port := l.Addr().(*net.TCPAddr).Port
+	require.NoError(t, l.Close())
+	s := &rlRedisServer{t: t, bin: bin, port: port}
+	s.start()
+	t.Cleanup(s.kill)
+	return s
+}
+
+func (s *rlRedisServer) addr() string { return "127.0.0.1:" + strconv.Itoa(s.port) }
+
+func (s *rlRedisServer) start() {
+	s.t.Helper()
+	s.cmd = exec.Command(s.bin, "--bind", "127.0.0.1", "--port", strconv.Itoa(s.port),
+		"--save", "", "--appendonly", "no", "--enable-debug-command", "local")
+	require.NoError(s.t, s.cmd.Start())
+	c := redis.NewClient(&redis.Options{Addr: s.addr(), MaxRetries: -1})
+	defer func() { _ = c.Close() }()
+	deadline := time.Now().Add(5 * time.Second)
+	for c.Ping(context.Background()).Err() != nil {
+		require.True(s.t, time.Now().Before(deadline), "redis-server did not answer PING")
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// kill stops the server at once (SIGKILL) and waits for it.
+func (s *rlRedisServer) kill() {
+	if s.cmd == nil {
+		return
+	}
+	_ = s.cmd.Process.Kill()
+	_ = s.cmd.Wait()
+	s.cmd = nil
+}
+
+// client returns a client with the settings a limiter needs.
+func (s *rlRedisServer) client(t *testing.T) *redis.Client {
+	c := redis.NewClient(&redis.Options{
+		Addr:                  s.addr(),
+		MaxRetries:            -1,
+		ContextTimeoutEnabled: true,
+		DialTimeout:           50 * time.Millisecond,
+		ReadTimeout:           50 * time.Millisecond,
+		WriteTimeout:          50 * time.Millisecond,
+		PoolTimeout:           60 * time.Millisecond,
+	})
+	t.Cleanup(func() { _ = c.Close() })
+	return c
+}
+
+// longCycle returns a period so long that the test runs within one cycle.
+func longCycle(t *testing.T) time.Duration {
+	const period = 24 * time.Hour
+	if left := period - time.Duration(time.Now().UnixNano())%period; left < time.Minute {
+		time.Sleep(left) // just before midnight UTC: start in the next cycle
+	}
+	return period
+}
+
+// hammer runs checks from 8 goroutines until stop is closed, and reports the slowest check.
+func hammer(rl *leveeredis.RateLimiter, stop <-chan struct{}) (slowest func() time.Duration) {
+	var worst atomic.Int64
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Go(func() {
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				start := time.Now()
+				_ = rl.AcquirePermission(context.Background(), 1)
+				d := int64(time.Since(start))
+				for w := worst.Load(); d > w && !worst.CompareAndSwap(w, d); w = worst.Load() {
+				}
+				time.Sleep(time.Millisecond)
+			}
+		})
+	}
+	return func() time.Duration { wg.Wait(); return time.Duration(worst.Load()) }
+}
+
+// consumed returns the permissions taken in Redis in the current cycle.
+func consumed(t *testing.T, c *redis.Client, name string, limit int) int {
+	p, err := c.HGet(context.Background(), "levee:rl:{"+name+"}", "p").Int()
+	require.NoError(t, err)
+	return limit - p
+}
+
+// A stalled Redis (CLIENT PAUSE, DEBUG SLEEP): checks return within StoreTimeout and fall back
+// to the local share; the checks that timed out here and ran in Redis after the stall took
+// nothing, so every permission Redis counts is one a caller was granted.
+func TestRedisStallLosesNoPermit(t *testing.T) {
+	s := startRLRedis(t)
+	for _, stall := range []struct {
+		name string
+		do   func(admin *redis.Client) error
+	}{
+		{"CLIENT PAUSE", func(admin *redis.Client) error {
+			return admin.Do(context.Background(), "CLIENT", "PAUSE", "300", "ALL").Err()
+		}},
+		{"DEBUG SLEEP", func(admin *redis.Client) error {
+			return admin.Do(context.Background(), "DEBUG", "SLEEP", "0.3").Err()
+		}},
+	} {
+		t.Run(stall.name, func(t *testing.T) {
+			const limit, share = 1_000_000, 5
+			name := fmt.Sprint("stall", time.Now().UnixNano())
+			rl := newShared(t, s.client(t), name, leveeredis.Config{
+				LimitForPeriod: limit, LimitRefreshPeriod: longCycle(t), TimeoutDuration: ratelimiter.NoWait,
+				FallbackLimitForPeriod: share,
+			})
+			admin := redis.NewClient(&redis.Options{Addr: s.addr(), MaxRetries: -1})
+			defer func() { _ = admin.Close() }()
+			stop := make(chan struct{})
+			slowest := hammer(rl, stop)
+			require.Eventually(t, func() bool { return rl.Metrics().Permitted >= 100 }, 5*time.Second, time.Millisecond)
+			require.NoError(t, stall.do(admin))
+			require.Eventually(t, func() bool { return rl.Metrics().StoreFailures > 0 }, 5*time.Second, time.Millisecond)
+			// recovery: the breaker's open wait (1s), then checks reach Redis again
+			require.Eventually(t, func() bool { m := rl.Metrics(); return !m.Degraded && m.Permitted > 200 }, 10*time.Second, time.Millisecond)
+			p := rl.Metrics().Permitted
+			require.Eventually(t, func() bool { return rl.Metrics().Permitted >= p+100 }, 5*time.Second, time.Millisecond)
+			close(stop)
+			worst := slowest()
+
+			m := rl.Metrics()
+			assert.Equal(t, int(m.Permitted), consumed(t, admin, name, limit), "%+v", m)
+			assert.Equal(t, uint64(share), m.LocalPermitted, "%+v", m)
+			assert.GreaterOrEqual(t, m.Episodes, uint64(1)) // slow checks under load may open the breaker again
+			assert.Equal(t, uint64(0), m.Refused)
+			assert.Less(t, worst, 20*time.Millisecond+80*time.Millisecond, "slowest check")
+		})
+	}
+}
+
+// A killed Redis: each replica admits its share (from the heartbeat count) and nothing more,
+// FailOpen admits everything and FailClosed nothing, every check within StoreTimeout; after a
+// restart on the same port the replicas use Redis again.
+func TestRedisKilledFailureModes(t *testing.T) {
+	s := startRLRedis(t)
+	const limit = 10
+	period := longCycle(t)
+	cfg := leveeredis.Config{LimitForPeriod: limit, LimitRefreshPeriod: period,
+		TimeoutDuration: ratelimiter.NoWait, HeartbeatInterval: 20 * time.Millisecond}
+	a := newShared(t, s.client(t), "killed", cfg)
+	b := newShared(t, s.client(t), "killed", cfg)
+	cfg.FailureMode = leveeredis.FailOpen
+	open := newShared(t, s.client(t), "killed-open", cfg)
+	cfg.FailureMode = leveeredis.FailClosed
+	closed := newShared(t, s.client(t), "killed-closed", cfg)
+	require.Eventually(t, func() bool {
+		return a.Metrics().Replicas == 2 && b.Metrics().Replicas == 2
+	}, 5*time.Second, time.Millisecond)
+	assert.Equal(t, 5, a.Metrics().FallbackLimitForPeriod)
+	ctx := context.Background()
+	require.NoError(t, a.AcquirePermission(ctx, 1))
+	require.NoError(t, closed.AcquirePermission(ctx, 1))
+
+	s.kill()
+	check := func(rl *leveeredis.RateLimiter) error {
+		start := time.Now()
+		err := rl.AcquirePermission(ctx, 1)
+		assert.Less(t, time.Since(start), 100*time.Millisecond)
+		return err
+	}
+	for _, rl := range []*leveeredis.RateLimiter{a, b} {
+		admitted := 0
+		for range 30 {
+			if check(rl) == nil {
+				admitted++
+			}
+		}
+		assert.Equal(t, 5, admitted)
+		assert.Equal(t, uint64(5), rl.Metrics().LocalPermitted)
+		assert.True(t, rl.Metrics().Degraded)
+	}
+	for range 30 {
+		require.NoError(t, check(open))
+		require.ErrorIs(t, check(closed), ratelimiter.ErrRequestNotPermitted)
+	}
+	assert.Equal(t, uint64(30), open.Metrics().FailOpenPermitted)
+	assert.Equal(t, uint64(30), closed.Metrics().FailClosedRefused)
+
+	s.start()
+	admin := s.client(t)
+	require.Eventually(t, func() bool { return a.AcquirePermission(ctx, 1) == nil && !a.Metrics().Degraded }, 10*time.Second, 5*time.Millisecond)
+	require.Eventually(t, func() bool { return closed.AcquirePermission(ctx, 1) == nil }, 10*time.Second, 5*time.Millisecond)
+	assert.Equal(t, uint64(2), a.Metrics().Permitted)
+	assert.Equal(t, 1, consumed(t, admin, "killed", limit)) // the restarted Redis starts empty
+	assert.Equal(t, uint64(1), a.Metrics().Episodes)
+}
+
+func testingProcs() int { return runtime.GOMAXPROCS(0) }
