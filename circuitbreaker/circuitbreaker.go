@@ -1,7 +1,9 @@
 package circuitbreaker
 
 import (
+	"log/slog"
 	"math"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -25,14 +27,13 @@ import (
 // monotonic clock; the wall clock only stamps events. Create one with New; the zero value is
 // not usable.
 type CircuitBreaker struct {
-	name          string
-	cfg           Config
-	epoch         time.Time // with a monotonic reading: now() never reads the wall clock
-	clock         func() time.Duration
-	recordList    errmatch.List
-	ignoreList    errmatch.List
-	rejectionList errmatch.List
-	recordAll     bool // neither RecordErrors nor RecordErrorPredicate: every error is a failure
+	name  string
+	epoch time.Time // with a monotonic reading: now() never reads the wall clock
+	clock func() time.Duration
+
+	// settings is the config the next period is built with (New's, or the last
+	// ChangeConfig's). Each period keeps the settings it was built with for its whole life.
+	settings atomic.Pointer[settings]
 
 	// refusals holds the error returned for a refusal in each state, built once by New so
 	// that refusing allocates nothing.
@@ -40,6 +41,39 @@ type CircuitBreaker struct {
 
 	state  atomic.Pointer[circuitState]
 	events event.Publisher[Event]
+
+	mu     sync.Mutex   // serialises ChangeConfig; guards logger and unlog
+	logger *slog.Logger // Config.Logger in force
+	unlog  func()       // removes the logger's event consumer
+}
+
+// settings is a Config compiled by New or ChangeConfig; it is never modified once stored.
+type settings struct {
+	cfg           Config // defaults filled in, lists copied
+	recordList    errmatch.List
+	ignoreList    errmatch.List
+	rejectionList errmatch.List
+	recordAll     bool // neither RecordErrors nor RecordErrorPredicate: every error is a failure
+}
+
+// compile validates cfg and fills in its defaults, for New and ChangeConfig.
+func compile(cfg Config) (*settings, error) {
+	c, err := cfg.normalize()
+	if err != nil {
+		return nil, err
+	}
+	s := &settings{cfg: c}
+	if s.recordList, err = compileList("RecordErrors", c.RecordErrors, false); err != nil {
+		return nil, err
+	}
+	if s.ignoreList, err = compileList("IgnoreErrors", c.IgnoreErrors, false); err != nil {
+		return nil, err
+	}
+	if s.rejectionList, err = compileList("RecordRejections", c.RecordRejections, true); err != nil {
+		return nil, err
+	}
+	s.recordAll = s.recordList.Empty() && c.RecordErrorPredicate == nil
+	return s, nil
 }
 
 // New returns a breaker named name (used in errors and events) configured by cfg, whose zero
@@ -48,22 +82,14 @@ type CircuitBreaker struct {
 // of RecordRejections that is no levee rejection, and setting both WaitDurationInOpenState and
 // WaitIntervalFunctionInOpenState.
 func New(name string, cfg Config) (*CircuitBreaker, error) {
-	c, err := cfg.normalize()
+	set, err := compile(cfg)
 	if err != nil {
 		return nil, err
 	}
-	cb := &CircuitBreaker{name: name, cfg: c, epoch: time.Now()}
+	c := set.cfg
+	cb := &CircuitBreaker{name: name, epoch: time.Now()}
 	cb.clock = cb.now
-	if cb.recordList, err = compileList("RecordErrors", c.RecordErrors, false); err != nil {
-		return nil, err
-	}
-	if cb.ignoreList, err = compileList("IgnoreErrors", c.IgnoreErrors, false); err != nil {
-		return nil, err
-	}
-	if cb.rejectionList, err = compileList("RecordRejections", c.RecordRejections, true); err != nil {
-		return nil, err
-	}
-	cb.recordAll = cb.recordList.Empty() && c.RecordErrorPredicate == nil
+	cb.settings.Store(set)
 	for s := range cb.refusals {
 		cb.refusals[s] = CallNotPermittedError{Name: name, State: State(s)}
 	}
@@ -73,7 +99,7 @@ func New(name string, cfg Config) (*CircuitBreaker, error) {
 	case Closed:
 		st = cb.newClosed()
 	case Open:
-		st = cb.newOpen(1, cb.closedMetrics(), cb.after(c.waitInOpenState(1)))
+		st = cb.newOpen(1, cb.closedMetrics(&c), cb.after(c.waitInOpenState(1)))
 	case HalfOpen:
 		st = cb.newHalfOpen(1)
 	case Disabled:
@@ -84,9 +110,67 @@ func New(name string, cfg Config) (*CircuitBreaker, error) {
 		st = cb.newMetricsOnly()
 	}
 	cb.state.Store(st)
-	logging.Subscribe(&cb.events, c.Logger, logging.CircuitBreaker, name, logRecord)
+	cb.setLoggerLocked(c.Logger) // cb is not shared yet
 	cb.arm(st)
 	return cb, nil
+}
+
+// ChangeConfig replaces cb's configuration, levee's addition for reloading a configuration at
+// run time (Resilience4j's CircuitBreaker has no changeConfig). cfg is validated exactly as by
+// New, with the same errors, and an invalid cfg changes nothing. To change one field, start
+// from cb.Config():
+//
+//	cfg := cb.Config()
+//	cfg.FailureRateThreshold = 80
+//	err := cb.ChangeConfig(cfg)
+//
+// The new config takes effect from the breaker's next period, that is from its next state
+// transition (or Reset): each period (one stay in one state, see Permit) is built with the
+// config in force when it starts and keeps it to its end. So the current period goes on
+// unchanged — a CLOSED period keeps its sliding window (type, size, minimum number of calls),
+// its thresholds (FailureRateThreshold, SlowCallRateThreshold, SlowCallDurationThreshold),
+// its error lists and predicates, RecordResultPredicate and TransitionOnResult; a HALF_OPEN
+// period keeps its probe budget (PermittedNumberOfCallsInHalfOpenState, no permit is lost or
+// added), its MaxWaitDurationInHalfOpenState and TransitionToStateAfterWaitDuration; an OPEN
+// period keeps its wait and AutomaticTransitionFromOpenToHalfOpenEnabled. A permit's outcome
+// is judged by the config of the period that granted it. The period that follows — the OPEN
+// period (its WaitDurationInOpenState or WaitIntervalFunctionInOpenState), the HALF_OPEN
+// period, the next CLOSED or METRICS_ONLY period with a fresh window of the new
+// SlidingWindowType and SlidingWindowSize — is built with the new config. To apply it at once,
+// follow ChangeConfig with a transition (TransitionToClosedState, for instance), which starts
+// a fresh window. An OPEN period's window is the one of the period it came from, kept with
+// its contents, as Resilience4j keeps it: it is read, never recorded in.
+//
+// InitialState is validated but has no effect after New. The opening attempt number and the
+// counters go on. Logger is replaced at once, as Bulkhead.ChangeConfig replaces it: the same
+// logger keeps its one consumer, another one takes its place, and nil stops the logging. A
+// nil cb returns ErrNilCircuitBreaker.
+func (cb *CircuitBreaker) ChangeConfig(cfg Config) error {
+	if cb == nil {
+		return ErrNilCircuitBreaker
+	}
+	set, err := compile(cfg)
+	if err != nil {
+		return err
+	}
+	cb.mu.Lock()
+	defer cb.mu.Unlock()
+	cb.settings.Store(set)
+	cb.setLoggerLocked(set.cfg.Logger)
+	return nil
+}
+
+// setLoggerLocked subscribes the consumer of logger (none for nil) in place of the current one,
+// unless logger is already the one in use.
+func (cb *CircuitBreaker) setLoggerLocked(logger *slog.Logger) {
+	if cb.unlog != nil && logger == cb.logger {
+		return
+	}
+	if cb.unlog != nil {
+		cb.unlog()
+	}
+	cb.logger = logger
+	cb.unlog = logging.Subscribe(&cb.events, logger, logging.CircuitBreaker, cb.name, logRecord)
 }
 
 type prefixedError struct{ err error }
@@ -134,13 +218,15 @@ func (cb *CircuitBreaker) State() State {
 	return cb.state.Load().kind
 }
 
-// Config returns the configuration in use, with defaults filled in; the zero Config for a nil
-// cb.
+// Config returns the configuration in force (New's, or the last ChangeConfig's), with
+// defaults filled in: the one the next period is built with, which the current period uses
+// too unless it started before the last ChangeConfig (see ChangeConfig). The slices are
+// copies. The zero Config for a nil cb.
 func (cb *CircuitBreaker) Config() Config {
 	if cb == nil {
 		return Config{}
 	}
-	c := cb.cfg
+	c := cb.settings.Load().cfg
 	c.RecordErrors = append([]error(nil), c.RecordErrors...)
 	c.IgnoreErrors = append([]error(nil), c.IgnoreErrors...)
 	c.RecordRejections = append([]error(nil), c.RecordRejections...)

@@ -77,6 +77,8 @@
 //
 // # Differences from Resilience4j
 //
+//   - ChangeConfig replaces the config of a running breaker from its next state transition,
+//     for configuration reloads; Resilience4j's CircuitBreaker has no changeConfig.
 //   - RemainingWaitInOpenState tells how long an OPEN breaker keeps refusing, so that a caller
 //     can wait for it (as stream.PauseWhileOpen does) rather than poll it; Resilience4j has
 //     no counterpart.

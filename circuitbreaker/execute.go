@@ -61,7 +61,7 @@ func Execute[T any](ctx context.Context, cb *CircuitBreaker, call func(context.C
 	returned = true
 	switch {
 	case err == nil:
-		if cb.cfg.RecordResultPredicate == nil && cb.cfg.TransitionOnResult == nil {
+		if c := &p.st.set.cfg; c.RecordResultPredicate == nil && c.TransitionOnResult == nil {
 			if p.finish() {
 				cb.succeeded(p.st, d, end)
 			}
@@ -71,7 +71,7 @@ func Execute[T any](ctx context.Context, cb *CircuitBreaker, call func(context.C
 	case safe.CallerCancelled(ctx, err):
 		p.release()
 	default:
-		if cb.cfg.TransitionOnResult == nil {
+		if p.st.set.cfg.TransitionOnResult == nil {
 			cb.failed(p, d, end, nil, err)
 		} else {
 			cb.failed(p, d, end, v, err)

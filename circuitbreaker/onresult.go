@@ -38,7 +38,7 @@ func (tr Transition) Opens() bool { return tr.kind != noTransition }
 // most once per CLOSED period, as a threshold opening; the attempt number is not incremented.
 // A function that panics asks for nothing.
 func (cb *CircuitBreaker) transitionOnResult(p Permit, cur bool, result any, err error) {
-	f := cb.cfg.TransitionOnResult
+	f := p.st.set.cfg.TransitionOnResult
 	if f == nil || !cur {
 		return
 	}

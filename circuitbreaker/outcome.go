@@ -30,7 +30,7 @@ func (cb *CircuitBreaker) succeeded(st *circuitState, d, end time.Duration) bool
 // reports whether st was current.
 func (cb *CircuitBreaker) returned(st *circuitState, d, end time.Duration, result any) bool {
 	// A predicate that panics records the call as a failure rather than crashing the caller.
-	if pr := cb.cfg.RecordResultPredicate; pr != nil && result != nil && safe.Predicate(pr, result, true) {
+	if pr := st.set.cfg.RecordResultPredicate; pr != nil && result != nil && safe.Predicate(pr, result, true) {
 		cur := cb.current(st)
 		if cb.events.Active() {
 			cb.publish(Event{Type: EventError, Duration: d, Late: !cur,
@@ -48,7 +48,7 @@ func (cb *CircuitBreaker) returned(st *circuitState, d, end time.Duration, resul
 // epoch); result goes to TransitionOnResult along with err.
 func (cb *CircuitBreaker) failed(p Permit, d, end time.Duration, result any, err error) {
 	var cur bool
-	switch cb.classify(err) {
+	switch p.st.set.classify(err) {
 	case ignored:
 		if p.release() && cb.events.Active() {
 			cb.publish(Event{Type: EventIgnoredError, Duration: d, Err: err, Late: !cb.current(p.st)})
@@ -82,7 +82,7 @@ const (
 	ignored
 )
 
-func (cb *CircuitBreaker) classify(err error) (c classification) {
+func (s *settings) classify(err error) (c classification) {
 	if err == nil {
 		return failure
 	}
@@ -96,18 +96,18 @@ func (cb *CircuitBreaker) classify(err error) (c classification) {
 	// A rejection says nothing about the dependency, which was never called: only the list
 	// named for rejections may count it.
 	if reject.Is(err) {
-		if cb.rejectionList.Match(err) {
+		if s.rejectionList.Match(err) {
 			return failure
 		}
 		return ignored
 	}
 	// User predicates that panic err on the side of recording the failure: a broken ignore
 	// predicate ignores nothing, a broken record predicate records.
-	if cb.ignoreList.Match(err) || cb.cfg.IgnoreErrorPredicate != nil && safe.Predicate(cb.cfg.IgnoreErrorPredicate, err, false) {
+	if s.ignoreList.Match(err) || s.cfg.IgnoreErrorPredicate != nil && safe.Predicate(s.cfg.IgnoreErrorPredicate, err, false) {
 		return ignored
 	}
-	if cb.recordAll || isPanic(err) || cb.recordList.Match(err) ||
-		cb.cfg.RecordErrorPredicate != nil && safe.Predicate(cb.cfg.RecordErrorPredicate, err, true) {
+	if s.recordAll || isPanic(err) || s.recordList.Match(err) ||
+		s.cfg.RecordErrorPredicate != nil && safe.Predicate(s.cfg.RecordErrorPredicate, err, true) {
 		return failure
 	}
 	return success
@@ -130,12 +130,12 @@ func (cb *CircuitBreaker) record(st *circuitState, d, end time.Duration, failed 
 	if failed {
 		o |= outcomeFailed
 	}
-	if d > cb.cfg.SlowCallDurationThreshold {
+	if d > st.set.cfg.SlowCallDurationThreshold {
 		o |= outcomeSlow
 	}
 	c := st.metrics.win.recordAt(o, d, end)
 	fr, sr := st.metrics.rates(c)
-	v := cb.evaluate(fr, sr)
+	v := st.set.evaluate(fr, sr)
 	switch st.kind {
 	case Closed:
 		if v&exceeded != 0 {
@@ -172,15 +172,15 @@ const (
 	exceeded = failureRateExceeded | slowCallRateExceeded
 )
 
-func (cb *CircuitBreaker) evaluate(fr, sr float32) verdict {
+func (s *settings) evaluate(fr, sr float32) verdict {
 	if fr < 0 { // -1: below the minimum number of calls
 		return 0
 	}
 	var v verdict
-	if fr >= cb.cfg.FailureRateThreshold {
+	if fr >= s.cfg.FailureRateThreshold {
 		v |= failureRateExceeded
 	}
-	if sr >= cb.cfg.SlowCallRateThreshold {
+	if sr >= s.cfg.SlowCallRateThreshold {
 		v |= slowCallRateExceeded
 	}
 	if v == 0 {

@@ -11,6 +11,7 @@ import (
 // already opened" are identities that compare-and-swap can test.
 type circuitState struct {
 	kind     State
+	set      *settings     // the config this period was built with, for its whole life
 	attempts int           // openings since the last CLOSED; drives WaitIntervalFunctionInOpenState
 	metrics  *stateMetrics // OPEN shares the metrics of the state it came from
 	// deadline is when OPEN ends, as time since the breaker's epoch: permission is granted
@@ -142,20 +143,24 @@ func (s *circuitState) leave() {
 	}
 }
 
-func (cb *CircuitBreaker) closedMetrics() *stateMetrics {
-	if cb.cfg.SlidingWindowType == TimeBased {
-		return &stateMetrics{win: newTimeWindow(cb.cfg.SlidingWindowSize, cb.now), minCalls: cb.cfg.MinimumNumberOfCalls}
+func (cb *CircuitBreaker) closedMetrics(c *Config) *stateMetrics {
+	if c.SlidingWindowType == TimeBased {
+		return &stateMetrics{win: newTimeWindow(c.SlidingWindowSize, cb.now), minCalls: c.MinimumNumberOfCalls}
 	}
-	n := cb.cfg.SlidingWindowSize
-	return &stateMetrics{win: newCountWindow(n), minCalls: min(cb.cfg.MinimumNumberOfCalls, n)}
+	n := c.SlidingWindowSize
+	return &stateMetrics{win: newCountWindow(n), minCalls: min(c.MinimumNumberOfCalls, n)}
 }
 
+// The constructors below build a period with the config in force now (see ChangeConfig).
+
 func (cb *CircuitBreaker) newClosed() *circuitState {
-	return &circuitState{kind: Closed, metrics: cb.closedMetrics()}
+	set := cb.settings.Load()
+	return &circuitState{kind: Closed, set: set, metrics: cb.closedMetrics(&set.cfg)}
 }
 
 func (cb *CircuitBreaker) newMetricsOnly() *circuitState {
-	return &circuitState{kind: MetricsOnly, metrics: cb.closedMetrics()}
+	set := cb.settings.Load()
+	return &circuitState{kind: MetricsOnly, set: set, metrics: cb.closedMetrics(&set.cfg)}
 }
 
 // openClockMargin is the last part of an OPEN wait during which refusals read the clock. A
@@ -165,7 +170,7 @@ const openClockMargin = time.Second
 
 // newOpen is an OPEN period that ends deadline after the breaker's epoch.
 func (cb *CircuitBreaker) newOpen(attempts int, m *stateMetrics, deadline time.Duration) *circuitState {
-	s := &circuitState{kind: Open, attempts: attempts, metrics: m, deadline: deadline}
+	s := &circuitState{kind: Open, set: cb.settings.Load(), attempts: attempts, metrics: m, deadline: deadline}
 	if deadline-cb.now() <= 2*openClockMargin {
 		s.ending.Store(true)
 	}
@@ -176,24 +181,25 @@ func (cb *CircuitBreaker) newOpen(attempts int, m *stateMetrics, deadline time.D
 // TransitionToOpenState or the HALF_OPEN maximum wait.
 func (cb *CircuitBreaker) newOpenAfter(cur *circuitState) *circuitState {
 	a := cur.attempts + 1
-	return cb.newOpen(a, cur.metrics, cb.after(cb.cfg.waitInOpenState(a)))
+	return cb.newOpen(a, cur.metrics, cb.after(cb.settings.Load().cfg.waitInOpenState(a)))
 }
 
 // newHalfOpen uses a count-based window of PermittedNumberOfCallsInHalfOpenState whatever the
 // configured window type, so its minimum is always capped by the permitted number.
 func (cb *CircuitBreaker) newHalfOpen(attempts int) *circuitState {
-	n := cb.cfg.PermittedNumberOfCallsInHalfOpenState
-	s := &circuitState{kind: HalfOpen, attempts: attempts,
-		metrics: &stateMetrics{win: newCountWindow(n), minCalls: min(cb.cfg.MinimumNumberOfCalls, n)},
+	set := cb.settings.Load()
+	n := set.cfg.PermittedNumberOfCallsInHalfOpenState
+	s := &circuitState{kind: HalfOpen, set: set, attempts: attempts,
+		metrics: &stateMetrics{win: newCountWindow(n), minCalls: min(set.cfg.MinimumNumberOfCalls, n)},
 		slots:   make([]atomic.Uint64, n)}
 	s.permits.Store(int64(n))
 	return s
 }
 
 func (cb *CircuitBreaker) newDisabled() *circuitState {
-	return &circuitState{kind: Disabled, metrics: &stateMetrics{win: emptyWindow{}}}
+	return &circuitState{kind: Disabled, set: cb.settings.Load(), metrics: &stateMetrics{win: emptyWindow{}}}
 }
 
 func (cb *CircuitBreaker) newForcedOpen(attempts int) *circuitState {
-	return &circuitState{kind: ForcedOpen, attempts: attempts, metrics: &stateMetrics{win: emptyWindow{}}}
+	return &circuitState{kind: ForcedOpen, set: cb.settings.Load(), attempts: attempts, metrics: &stateMetrics{win: emptyWindow{}}}
 }

@@ -29,10 +29,10 @@ func (cb *CircuitBreaker) arm(s *circuitState) {
 			s.ending.Store(true)
 			cb.arm(s) // the automatic transition, if enabled
 		})
-	case s.kind == Open && cb.cfg.AutomaticTransitionFromOpenToHalfOpenEnabled:
+	case s.kind == Open && s.set.cfg.AutomaticTransitionFromOpenToHalfOpenEnabled:
 		s.schedule(s.deadline-cb.now(), func() { cb.openToHalfOpen(s) })
-	case s.kind == HalfOpen && cb.cfg.MaxWaitDurationInHalfOpenState > 0:
-		s.schedule(cb.cfg.MaxWaitDurationInHalfOpenState, func() { cb.halfOpenWaitEnded(s) })
+	case s.kind == HalfOpen && s.set.cfg.MaxWaitDurationInHalfOpenState > 0:
+		s.schedule(s.set.cfg.MaxWaitDurationInHalfOpenState, func() { cb.halfOpenWaitEnded(s) })
 	}
 }
 
@@ -40,7 +40,7 @@ func (cb *CircuitBreaker) arm(s *circuitState) {
 // the probes decided first: OPEN as an opening that counts as an attempt, or a fresh CLOSED.
 func (cb *CircuitBreaker) halfOpenWaitEnded(s *circuitState) {
 	next := cb.newClosed()
-	if cb.cfg.TransitionToStateAfterWaitDuration == OpenAfterWait {
+	if s.set.cfg.TransitionToStateAfterWaitDuration == OpenAfterWait {
 		next = cb.newOpenAfter(s)
 	}
 	cb.swap(s, next)

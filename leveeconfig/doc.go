@@ -87,6 +87,9 @@
 //
 // # Reload
 //
-// Config.Reload applies a newly loaded file to the running instances: what Resilience4j can
-// change at run time changes in place, and the rest is reported.
+// Config.Reload applies a newly loaded file to the running instances: a rate limiter's limit
+// and timeout and a bulkhead's size and wait change in place, as Resilience4j changes them; a
+// circuit breaker's config from its next state transition, and a retry's and a time limiter's
+// for the calls that start after the reload (levee's additions: Resilience4j cannot change
+// them). The rest (a rate limiter's cycle, a worker pool's sizes) is reported.
 package leveeconfig

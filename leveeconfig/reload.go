@@ -6,18 +6,15 @@ import (
 	"slices"
 
 	"github.com/levee-go/levee/bulkhead"
+	"github.com/levee-go/levee/circuitbreaker"
 	"github.com/levee-go/levee/ratelimiter"
 	"github.com/levee-go/levee/registry"
+	"github.com/levee-go/levee/retry"
+	"github.com/levee-go/levee/timelimiter"
 )
 
 // Why a change is not made at run time, by pattern.
 const (
-	fixedBreaker = "a CircuitBreaker's config is fixed at New (levee has no changeConfig for it); " +
-		"Remove the instance and get it again to apply it, losing its state and the pipelines' hold on it"
-	fixedRetry = "a Retry's config is fixed at New, and the pipelines hold the instance; " +
-		"Remove it and get it again, then rebuild the pipelines"
-	fixedTimeLimiter = "a TimeLimiter's config is fixed at New, and the pipelines hold the instance; " +
-		"Remove it and get it again, then rebuild the pipelines"
 	fixedPool    = "a WorkerPool's size and queue are fixed at NewWorkerPool, as Resilience4j's ThreadPoolBulkhead"
 	fixedRefresh = "the cycle of a running RateLimiter cannot change, as in Resilience4j " +
 		"(only limitForPeriod and timeoutDuration can)"
@@ -33,15 +30,23 @@ const (
 //   - a RateLimiter's limitForPeriod (from its next cycle) and timeoutDuration (for requests
 //     starting from now), as Resilience4j's changeLimitForPeriod and changeTimeoutDuration;
 //   - a Bulkhead's maxConcurrentCalls, maxWaitDuration and fairCallHandlingStrategyEnabled, as
-//     Resilience4j's Bulkhead.changeConfig.
+//     Resilience4j's Bulkhead.changeConfig;
+//   - a CircuitBreaker's whole config (thresholds, window, waits, half-open probes, exception
+//     lists) from its next state transition: the period under way (its window, its probe
+//     budget, its wait) keeps the config it started with (see circuitbreaker's ChangeConfig);
+//   - a Retry's whole config and a TimeLimiter's timeoutDuration and cancelRunningFuture, for
+//     the calls that start after Reload; a call under way keeps the config it started with.
 //
-// Every other difference is returned as an Unchanged saying why: levee's CircuitBreaker,
-// Retry, TimeLimiter and WorkerPool fix their config at New. Instances next declares that r
-// lacks are created; r's instance configs become next's (a name next no longer declares gets
-// the default config) and next's shared configs are stored, so instances created later follow
-// next; a shared config next drops stays in r, which has no way to remove one. Each instance
-// changes atomically (ChangeConfig and the rate limiter's setters are atomic); two instances
-// change one after the other. Every value was
+// The last two are levee's additions (Resilience4j's CircuitBreaker, Retry and TimeLimiter
+// have no changeConfig). An instance keeps its Logger, which a file cannot set. Every other
+// difference is returned as an Unchanged saying why: a RateLimiter's limitRefreshPeriod, and
+// a WorkerPool's sizes and queue, fixed at NewWorkerPool as Resilience4j's ThreadPoolBulkhead
+// (resizing running workers and a queue holding submitted tasks is not offered). Instances
+// next declares that r lacks are created; r's instance configs become next's (a name next no
+// longer declares gets the default config) and next's shared configs are stored, so instances
+// created later follow next; a shared config next drops stays in r, which has no way to remove
+// one. Each instance changes atomically (ChangeConfig and the rate limiter's setters are
+// atomic); two instances change one after the other. Every value was
 // checked when next was loaded, so an error means an instance r holds was not made from c
 // (for example, a rate limiter whose limitRefreshPeriod differs); the changes that could be
 // made are made.
@@ -77,11 +82,23 @@ func (c *Config) Reload(r *registry.Registry, next *Config) ([]Unchanged, error)
 			var err error
 			switch p {
 			case registry.CircuitBreaker:
-				_, err = reloadFixed(r.FindCircuitBreaker, r.CircuitBreaker, name, diff, fixedBreaker, &un)
+				err = reloadChange(r.FindCircuitBreaker, r.CircuitBreaker, name, next.CircuitBreakers.Instances[name], diff,
+					func(cb *circuitbreaker.CircuitBreaker, cfg circuitbreaker.Config) error {
+						cfg.Logger = cb.Config().Logger
+						return cb.ChangeConfig(cfg)
+					})
 			case registry.Retry:
-				_, err = reloadFixed(r.FindRetry, r.Retry, name, diff, fixedRetry, &un)
+				err = reloadChange(r.FindRetry, r.Retry, name, next.Retries.Instances[name], diff,
+					func(rt *retry.Retry, cfg retry.Config) error {
+						cfg.Logger = rt.Config().Logger
+						return rt.ChangeConfig(cfg)
+					})
 			case registry.TimeLimiter:
-				_, err = reloadFixed(r.FindTimeLimiter, r.TimeLimiter, name, diff, fixedTimeLimiter, &un)
+				err = reloadChange(r.FindTimeLimiter, r.TimeLimiter, name, next.TimeLimiters.Instances[name], diff,
+					func(tl *timelimiter.TimeLimiter, cfg timelimiter.Config) error {
+						cfg.Logger = tl.Config().Logger
+						return tl.ChangeConfig(cfg)
+					})
 			case registry.WorkerPool:
 				_, err = reloadFixed(r.FindWorkerPool, r.WorkerPool, name, diff, fixedPool, &un)
 			case registry.Bulkhead:
@@ -146,15 +163,25 @@ func reloadFixed[T comparable](find func(string) (T, bool), get func(string) (T,
 }
 
 func reloadBulkhead(r *registry.Registry, name string, cfg bulkhead.Config, diff []Unchanged) error {
-	bh, ok := r.FindBulkhead(name)
+	return reloadChange(r.FindBulkhead, r.Bulkhead, name, cfg, diff, func(bh *bulkhead.Bulkhead, cfg bulkhead.Config) error {
+		cfg.Logger = bh.Config().Logger
+		return bh.ChangeConfig(cfg)
+	})
+}
+
+// reloadChange applies cfg to the instance named name with change when its settings differ,
+// or creates the instance when r lacks it.
+func reloadChange[T any, C any](find func(string) (T, bool), get func(string) (T, error), name string, cfg C,
+	diff []Unchanged, change func(T, C) error) error {
+	v, ok := find(name)
 	if !ok {
-		_, err := r.Bulkhead(name)
+		_, err := get(name)
 		return err
 	}
 	if len(diff) == 0 {
 		return nil
 	}
-	return bh.ChangeConfig(cfg)
+	return change(v, cfg)
 }
 
 func reloadRateLimiter(r *registry.Registry, name string, cfg ratelimiter.Config, diff []Unchanged, un *[]Unchanged) error {

@@ -2,6 +2,7 @@ package leveeconfig_test
 
 import (
 	"context"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"sync"
@@ -14,8 +15,11 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/levee-go/levee/bulkhead"
+	"github.com/levee-go/levee/circuitbreaker"
 	"github.com/levee-go/levee/leveeconfig"
 	"github.com/levee-go/levee/ratelimiter"
+	"github.com/levee-go/levee/retry"
+	"github.com/levee-go/levee/timelimiter"
 )
 
 const before = `resilience4j:
@@ -77,6 +81,7 @@ func TestReloadChangesWhatCanChangeAndReportsTheRest(t *testing.T) {
 	cb, _ := reg.FindCircuitBreaker("payment")
 	rl, _ := reg.FindRateLimiter("payment")
 	bh, _ := reg.FindBulkhead("payment")
+	rt, _ := reg.FindRetry("payment")
 
 	next, err := load(t, after)
 	require.NoError(t, err)
@@ -88,10 +93,6 @@ func TestReloadChangesWhatCanChangeAndReportsTheRest(t *testing.T) {
 		got = append(got, u.String())
 	}
 	assert.Equal(t, []string{
-		"circuitbreaker payment slidingWindowSize 10 -> 20: a CircuitBreaker's config is fixed at New (levee has no changeConfig for it); " +
-			"Remove the instance and get it again to apply it, losing its state and the pipelines' hold on it",
-		"retry payment maxAttempts 3 -> 5: a Retry's config is fixed at New, and the pipelines hold the instance; " +
-			"Remove it and get it again, then rebuild the pipelines",
 		"ratelimiter payment limitRefreshPeriod 1s -> 2s: the cycle of a running RateLimiter cannot change, as in Resilience4j " +
 			"(only limitForPeriod and timeoutDuration can)",
 		"timelimiter payment: no longer in the file: the instance stays registered with its config",
@@ -101,9 +102,28 @@ func TestReloadChangesWhatCanChangeAndReportsTheRest(t *testing.T) {
 	assert.Equal(t, 100*time.Millisecond, rl.Config().TimeoutDuration)
 	assert.Equal(t, time.Second, rl.Config().LimitRefreshPeriod)
 	assert.Equal(t, bulkhead.Config{MaxConcurrentCalls: 4, MaxWaitDuration: 50 * time.Millisecond}, bh.Config())
-	assert.Equal(t, 10, cb.Config().SlidingWindowSize)
+	assert.Equal(t, 5, rt.Config().MaxAttempts)
+	assert.Equal(t, 5, attemptsOf(rt), "a call that starts now makes 5 attempts")
+	assert.Equal(t, 20, cb.Config().SlidingWindowSize)
 	again, _ := reg.FindCircuitBreaker("payment")
 	assert.Same(t, cb, again)
+	// The CLOSED period under way keeps its window of 10 (minimumNumberOfCalls 100 is capped
+	// by it); the next CLOSED period has the window of 20.
+	for range 10 {
+		p, err := cb.Acquire()
+		require.NoError(t, err)
+		p.OnError(errGateway)
+	}
+	assert.Equal(t, circuitbreaker.Open, cb.State(), "10 failures in the window of 10")
+	require.NoError(t, cb.TransitionToClosedState())
+	for range 19 {
+		p, err := cb.Acquire()
+		require.NoError(t, err)
+		p.OnError(errGateway)
+	}
+	assert.Equal(t, circuitbreaker.Closed, cb.State(), "19 calls in the new window of 20: below its minimum")
+	assert.Equal(t, float32(-1), cb.Metrics().FailureRate)
+	require.NoError(t, cb.TransitionToClosedState())
 
 	stock, ok := reg.FindRateLimiter("stock")
 	require.True(t, ok, "an instance new in the file is created")
@@ -124,7 +144,18 @@ func TestReloadChangesWhatCanChangeAndReportsTheRest(t *testing.T) {
 	assert.Equal(t, 5, rl.Config().LimitForPeriod)
 	assert.Equal(t, ratelimiter.NoWait, rl.Config().TimeoutDuration)
 	assert.Equal(t, bulkhead.Config{MaxConcurrentCalls: 2}, bh.Config())
-	assert.Len(t, un, 4) // cb, retry, limitRefreshPeriod, and stock no longer in the file
+	assert.Equal(t, 10, fresh.Config().SlidingWindowSize, "the registered instance changes back")
+	assert.Equal(t, 20, cb.Config().SlidingWindowSize, "the removed one is no longer the registry's")
+	assert.Equal(t, 3, rt.Config().MaxAttempts)
+	got = nil
+	for _, u := range un {
+		got = append(got, u.String())
+	}
+	assert.Equal(t, []string{
+		"ratelimiter payment limitRefreshPeriod 2s -> 1s: the cycle of a running RateLimiter cannot change, as in Resilience4j " +
+			"(only limitForPeriod and timeoutDuration can)",
+		"ratelimiter stock: no longer in the file: the instance stays registered with its config",
+	}, got)
 
 	last, err := load(t, "resilience4j:\n  ratelimiter:\n    instances:\n      payment:\n        limitForPeriod: 3\n        limitRefreshPeriod: 1s\n")
 	require.NoError(t, err)
@@ -158,6 +189,9 @@ func TestReloadFileInvalidChangesNothing(t *testing.T) {
 	require.NoError(t, err)
 	rl, _ := reg.FindRateLimiter("payment")
 	bh, _ := reg.FindBulkhead("payment")
+	cb, _ := reg.FindCircuitBreaker("payment")
+	rt, _ := reg.FindRetry("payment")
+	tl, _ := reg.FindTimeLimiter("payment")
 
 	// One bad value among good changes: nothing changes.
 	bad := []byte(after + "  timelimiter:\n    instances:\n      payment:\n        timeoutDuration: 0\n")
@@ -168,6 +202,9 @@ func TestReloadFileInvalidChangesNothing(t *testing.T) {
 	assert.Nil(t, un)
 	assert.Equal(t, 5, rl.Config().LimitForPeriod)
 	assert.Equal(t, bulkhead.Config{MaxConcurrentCalls: 2}, bh.Config())
+	assert.Equal(t, 10, cb.Config().SlidingWindowSize)
+	assert.Equal(t, 3, rt.Config().MaxAttempts)
+	assert.Equal(t, timelimiter.Config{TimeoutDuration: time.Second}, tl.Config())
 	_, ok := reg.FindRateLimiter("stock")
 	assert.False(t, ok)
 	cfg, err := reg.BulkheadConfigFor("payment")
@@ -179,9 +216,95 @@ func TestReloadFileInvalidChangesNothing(t *testing.T) {
 	require.NoError(t, err)
 	assert.NotSame(t, c, got)
 	assert.Equal(t, 10, rl.Config().LimitForPeriod)
+	assert.Equal(t, 20, cb.Config().SlidingWindowSize)
+	assert.Equal(t, 5, rt.Config().MaxAttempts)
+}
+
+// attemptsOf counts the attempts a call that always fails makes under rt, driving a Context
+// by hand (no wait is made).
+func attemptsOf(rt *retry.Retry) int {
+	c := rt.NewContext()
+	n := 1
+	for {
+		if _, again := c.OnError(errGateway); !again {
+			return n
+		}
+		n++
+	}
+}
+
+// TestReloadChangesRetryAndTimeLimiter: every retry key and both time limiter keys change
+// the running instances, which keep a Logger set in Go.
+func TestReloadChangesRetryAndTimeLimiter(t *testing.T) {
+	c, err := load(t, `resilience4j:
+  retry:
+    instances:
+      stock:
+        maxAttempts: 2
+        waitDuration: 100ms
+  timelimiter:
+    instances:
+      stock:
+        timeoutDuration: 1s
+`)
+	require.NoError(t, err)
+	reg, err := c.Registry()
+	require.NoError(t, err)
+	logger := slog.New(slog.DiscardHandler)
+	rt, _ := reg.FindRetry("stock")
+	cfg := rt.Config()
+	cfg.Logger = logger
+	require.NoError(t, rt.ChangeConfig(cfg))
+	tl, _ := reg.FindTimeLimiter("stock")
+	require.NoError(t, tl.ChangeConfig(timelimiter.Config{TimeoutDuration: time.Second, Logger: logger}))
+
+	next, err := load(t, `resilience4j:
+  retry:
+    instances:
+      stock:
+        maxAttempts: 4
+        enableExponentialBackoff: true
+        waitDuration: 100ms
+        exponentialBackoffMultiplier: 2
+        failAfterMaxAttempts: true
+  timelimiter:
+    instances:
+      stock:
+        timeoutDuration: 250ms
+        cancelRunningFuture: false
+`)
+	require.NoError(t, err)
+	un, err := c.Reload(reg, next)
+	require.NoError(t, err)
+	assert.Empty(t, un)
+
+	got := rt.Config()
+	assert.Equal(t, 4, got.MaxAttempts)
+	assert.True(t, got.FailAfterMaxAttempts)
+	require.NotNil(t, got.IntervalFunction)
+	assert.Equal(t, []time.Duration{100 * time.Millisecond, 200 * time.Millisecond, 400 * time.Millisecond},
+		[]time.Duration{got.IntervalFunction(1), got.IntervalFunction(2), got.IntervalFunction(3)})
+	assert.Same(t, logger, got.Logger, "a file cannot set a Logger: the instance keeps its own")
+	assert.Equal(t, 4, attemptsOf(rt))
+	assert.Equal(t, timelimiter.Config{TimeoutDuration: 250 * time.Millisecond, DisableCancelRunningFuture: true, Logger: logger},
+		tl.Config())
 }
 
 const hammerBefore = `resilience4j:
+  circuitbreaker:
+    instances:
+      payment:
+        slidingWindowSize: 10
+        failureRateThreshold: 50
+  retry:
+    instances:
+      payment:
+        maxAttempts: 2
+        waitDuration: 1ms
+  timelimiter:
+    instances:
+      payment:
+        timeoutDuration: 1s
   bulkhead:
     instances:
       payment:
@@ -195,6 +318,21 @@ const hammerBefore = `resilience4j:
 `
 
 const hammerAfter = `resilience4j:
+  circuitbreaker:
+    instances:
+      payment:
+        slidingWindowSize: 20
+        failureRateThreshold: 80
+  retry:
+    instances:
+      payment:
+        maxAttempts: 3
+        waitDuration: 2ms
+  timelimiter:
+    instances:
+      payment:
+        timeoutDuration: 2s
+        cancelRunningFuture: false
   bulkhead:
     instances:
       payment:
@@ -208,9 +346,10 @@ const hammerAfter = `resilience4j:
         timeoutDuration: 100ms
 `
 
-// TestReloadWhileCalling reloads back and forth while 64 goroutines call through the
-// bulkhead and the rate limiter: no call is admitted beyond the bulkhead's larger size, and
-// every permit comes back.
+// TestReloadWhileCalling reloads back and forth while 64 goroutines call through the whole
+// pipeline (retry, circuit breaker, rate limiter, time limiter, bulkhead): no call is admitted
+// beyond the bulkhead's larger size, every permit comes back, and each instance ends with the
+// config of the last file.
 func TestReloadWhileCalling(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		c, err := load(t, hammerBefore)
@@ -223,6 +362,9 @@ func TestReloadWhileCalling(t *testing.T) {
 		require.NoError(t, err)
 		bh, _ := reg.FindBulkhead("payment")
 		rl, _ := reg.FindRateLimiter("payment")
+		cb, _ := reg.FindCircuitBreaker("payment")
+		rt, _ := reg.FindRetry("payment")
+		tl, _ := reg.FindTimeLimiter("payment")
 
 		var inFlight, maxInFlight, done atomic.Int64
 		stop := make(chan struct{})
@@ -270,5 +412,15 @@ func TestReloadWhileCalling(t *testing.T) {
 		assert.Equal(t, ratelimiter.Config{LimitForPeriod: 1000, LimitRefreshPeriod: 10 * time.Millisecond, TimeoutDuration: ratelimiter.NoWait},
 			rl.Config())
 		assert.Equal(t, 0, rl.Metrics().NumberOfWaitingCalls)
+		assert.Equal(t, 10, cb.Config().SlidingWindowSize)
+		assert.Equal(t, float32(50), cb.Config().FailureRateThreshold)
+		assert.Equal(t, circuitbreaker.Closed, cb.State())
+		assert.Equal(t, done.Load(), rt.Metrics().NumberOfSuccessfulCallsWithoutRetryAttempt, "every call that ran succeeded at once")
+		assert.Equal(t, retry.Config{MaxAttempts: 2, WaitDuration: time.Millisecond}, rt.Config())
+		assert.Equal(t, timelimiter.Config{TimeoutDuration: time.Second}, tl.Config())
+		m := tl.Metrics()
+		assert.Equal(t, done.Load(), m.NumberOfSuccessfulCalls)
+		assert.Zero(t, m.NumberOfTimedOutCalls)
+		assert.Zero(t, m.NumberOfAbandonedCalls)
 	})
 }

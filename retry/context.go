@@ -36,6 +36,7 @@ import (
 // never counted twice. The zero Context does nothing.
 type Context struct {
 	r          *Retry
+	s          *settings // the config in force when the call started, for its whole life
 	attempts   int       // failed attempts so far, as Resilience4j's numOfAttempts
 	lastErr    error     // error of the last retried attempt
 	lastResult any       // last result that matched RetryOnResultPredicate
@@ -63,12 +64,13 @@ func (r *Retry) NewContext() Context {
 	if r == nil {
 		return Context{}
 	}
-	c := Context{r: r}
-	if r.maxDuration > 0 {
+	s := r.settings.Load()
+	c := Context{r: r, s: s}
+	if s.maxDuration > 0 {
 		c.start = time.Now()
 	}
-	if r.budget != nil {
-		r.budget.depositCall()
+	if s.budget != nil {
+		s.budget.depositCall()
 	}
 	return c
 }
@@ -107,7 +109,7 @@ func (c *Context) OnError(err error) (wait time.Duration, retry bool) {
 	c.lastErr = err
 	c.lastResult = nil
 	c.attempts++
-	if c.attempts >= r.maxAttempts {
+	if c.attempts >= c.s.maxAttempts {
 		r.failedWith.Add(1)
 		r.publish(EventError, c.attempts, err, 0)
 		c.stop(c.maxRetriesExceeded())
@@ -146,7 +148,7 @@ func (c *Context) OnError(err error) (wait time.Duration, retry bool) {
 // Without a RetryOnResultPredicate it returns false at once.
 func (c *Context) OnResult(result any) (wait time.Duration, retry bool) {
 	r := c.r
-	if r == nil || c.state != running || r.config.RetryOnResultPredicate == nil {
+	if r == nil || c.state != running || c.s.config.RetryOnResultPredicate == nil {
 		return 0, false
 	}
 	match, perr := c.matchResult(result)
@@ -160,7 +162,7 @@ func (c *Context) OnResult(result any) (wait time.Duration, retry bool) {
 	}
 	c.lastResult = result
 	c.attempts++
-	if c.attempts >= r.maxAttempts {
+	if c.attempts >= c.s.maxAttempts {
 		c.state = resultStopped
 		return 0, false
 	}
@@ -204,7 +206,7 @@ func (c *Context) OnSuccess() {
 	case c.state == resultStopped:
 		r.failedWith.Add(1)
 		var err error
-		if r.config.FailAfterMaxAttempts {
+		if c.s.config.FailAfterMaxAttempts {
 			err = c.maxRetriesExceeded()
 		}
 		if r.events.Active() {
@@ -243,7 +245,7 @@ func (c *Context) maxRetriesExceeded() *MaxRetriesExceededError {
 	return &MaxRetriesExceededError{
 		Name:        c.r.name,
 		Attempts:    c.attempts,
-		MaxAttempts: c.r.maxAttempts,
+		MaxAttempts: c.s.maxAttempts,
 		LastResult:  c.lastResult,
 		LastErr:     c.lastErr,
 		Reason:      c.reason,
@@ -255,11 +257,11 @@ func (c *Context) maxRetriesExceeded() *MaxRetriesExceededError {
 // MaxDuration, ErrBudgetExhausted when the budget has no retry to give (a retry allowed is
 // withdrawn from it), and nil otherwise.
 func (c *Context) gate(wait time.Duration) error {
-	r := c.r
-	if r.maxDuration > 0 && wait > r.maxDuration-time.Since(c.start) {
+	s := c.s
+	if s.maxDuration > 0 && wait > s.maxDuration-time.Since(c.start) {
 		return ErrMaxDurationExceeded
 	}
-	if r.budget != nil && !r.budget.withdrawRetry() {
+	if s.budget != nil && !s.budget.withdrawRetry() {
 		return ErrBudgetExhausted
 	}
 	return nil
@@ -298,7 +300,7 @@ func (c *Context) classify(err error) (retry bool, ends error, perr *safe.PanicE
 	if unmarked, permanent := unmarkPermanent(err); permanent {
 		return false, unmarked, nil
 	}
-	return c.r.shouldRetry(err), err, nil
+	return c.s.shouldRetry(err), err, nil
 }
 
 func (c *Context) matchResult(result any) (match bool, perr *safe.PanicError) {
@@ -307,11 +309,11 @@ func (c *Context) matchResult(result any) (match bool, perr *safe.PanicError) {
 			perr = safe.NewPanicError(v)
 		}
 	}()
-	return c.r.config.RetryOnResultPredicate(result), nil
+	return c.s.config.RetryOnResultPredicate(result), nil
 }
 
 func (c *Context) consumeResult(result any) (perr *safe.PanicError) {
-	if c.r.config.ConsumeResultBeforeRetryAttempt == nil {
+	if c.s.config.ConsumeResultBeforeRetryAttempt == nil {
 		return nil
 	}
 	defer func() {
@@ -319,7 +321,7 @@ func (c *Context) consumeResult(result any) (perr *safe.PanicError) {
 			perr = safe.NewPanicError(v)
 		}
 	}()
-	c.r.config.ConsumeResultBeforeRetryAttempt(c.attempts, result)
+	c.s.config.ConsumeResultBeforeRetryAttempt(c.attempts, result)
 	return nil
 }
 
@@ -329,5 +331,5 @@ func (c *Context) nextInterval(err error, result any) (wait time.Duration, perr 
 			perr = safe.NewPanicError(v)
 		}
 	}()
-	return c.r.interval(c.attempts, err, result), nil
+	return c.s.interval(c.attempts, err, result), nil
 }

@@ -72,6 +72,8 @@
 //
 // # Differences from Resilience4j
 //
+//   - ChangeConfig replaces the config of a running Retry for the calls that start after it,
+//     for configuration reloads; Resilience4j's Retry has no changeConfig.
 //   - Rejections by levee's own patterns (an open circuit breaker, a full bulkhead, a refused
 //     rate limiter: errors for which levee.IsRejection is true) are not retried, and never
 //     reach RetryErrors, IgnoreErrors or RetryOnErrorPredicate: retrying a call that never

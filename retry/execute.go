@@ -67,7 +67,7 @@ func Execute[T any](ctx context.Context, r *Retry, call func(context.Context) (T
 				return v, err
 			}
 			wait, again = c.OnError(err)
-		} else if r.config.RetryOnResultPredicate != nil {
+		} else if c.s.config.RetryOnResultPredicate != nil {
 			// Boxing v into an any allocates, so it only happens when a predicate will look.
 			wait, again = c.OnResult(v)
 		}

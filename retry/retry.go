@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"slices"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -123,10 +124,29 @@ func DefaultConfig() Config {
 }
 
 // Retry repeats failed calls according to its Config. It is safe for concurrent use: each call
-// keeps its attempt count in its own Context, and Retry itself holds only the immutable config,
-// atomic counters and the event subscribers.
+// keeps its attempt count in its own Context, and Retry itself holds only a pointer to the
+// immutable compiled config (replaced whole by ChangeConfig), atomic counters and the event
+// subscribers.
 type Retry struct {
-	name   string
+	name     string
+	settings atomic.Pointer[settings]
+
+	successWithout atomic.Int64
+	successWith    atomic.Int64
+	failedWithout  atomic.Int64
+	failedWith     atomic.Int64
+	totalCalls     atomic.Int64
+
+	events event.Publisher[Event]
+
+	mu     sync.Mutex   // serialises ChangeConfig; guards logger and unlog
+	logger *slog.Logger // Config.Logger in force
+	unlog  func()       // removes the logger's event consumer
+}
+
+// settings is a Config compiled by New or ChangeConfig. It is never modified once published:
+// a Context keeps the one in force when its call started, so a call sees one config wholly.
+type settings struct {
 	config Config // defaults filled in, lists copied
 
 	maxAttempts     int
@@ -137,14 +157,6 @@ type Retry struct {
 	retryAll        bool // neither RetryErrors nor RetryOnErrorPredicate is set
 	maxDuration     time.Duration
 	budget          *Budget
-
-	successWithout atomic.Int64
-	successWith    atomic.Int64
-	failedWithout  atomic.Int64
-	failedWith     atomic.Int64
-	totalCalls     atomic.Int64
-
-	events event.Publisher[Event]
 }
 
 // New validates cfg and returns a Retry named name. Every field is checked; an invalid one is
@@ -155,6 +167,60 @@ func New(name string, cfg Config) (*Retry, error) {
 	if name == "" {
 		return nil, errors.New("retry: name must not be empty")
 	}
+	st, err := compile(cfg)
+	if err != nil {
+		return nil, err
+	}
+	r := &Retry{name: name}
+	r.settings.Store(st)
+	r.setLoggerLocked(cfg.Logger) // r is not shared yet
+	return r, nil
+}
+
+// ChangeConfig replaces r's config, levee's addition for reloading a configuration at run time
+// (Resilience4j's Retry has no changeConfig). cfg is validated exactly as by New, with the same
+// errors, and an invalid cfg changes nothing. To change one field, start from r.Config():
+//
+//	cfg := rt.Config()
+//	cfg.MaxAttempts = 5
+//	err := rt.ChangeConfig(cfg)
+//
+// The new config applies to the calls that start after ChangeConfig returns (Execute's calls and
+// the Contexts that NewContext returns from then on). A call already under way keeps, to its
+// end, the whole config it started with: its MaxAttempts, waits, predicates, lists,
+// MaxDuration and Budget — never a mix of the two. The counters of Metrics go on. Logger is
+// replaced as Bulkhead.ChangeConfig replaces it: the same logger keeps its one consumer,
+// another one takes its place, and nil stops the logging. A nil r returns ErrNilRetry.
+func (r *Retry) ChangeConfig(cfg Config) error {
+	if r == nil {
+		return ErrNilRetry
+	}
+	st, err := compile(cfg)
+	if err != nil {
+		return err
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.settings.Store(st)
+	r.setLoggerLocked(cfg.Logger)
+	return nil
+}
+
+// setLoggerLocked subscribes the consumer of logger (none for nil) in place of the current one,
+// unless logger is already the one in use.
+func (r *Retry) setLoggerLocked(logger *slog.Logger) {
+	if r.unlog != nil && logger == r.logger {
+		return
+	}
+	if r.unlog != nil {
+		r.unlog()
+	}
+	r.logger = logger
+	r.unlog = logging.Subscribe(&r.events, logger, logging.Retry, r.name, logRecord)
+}
+
+// compile validates cfg and fills in its defaults, for New and ChangeConfig.
+func compile(cfg Config) (*settings, error) {
 	switch {
 	case cfg.MaxAttempts == 0:
 		cfg.MaxAttempts = DefaultMaxAttempts
@@ -200,8 +266,7 @@ func New(name string, cfg Config) (*Retry, error) {
 	cfg.RetryErrors = slices.Clone(cfg.RetryErrors)
 	cfg.IgnoreErrors = slices.Clone(cfg.IgnoreErrors)
 	cfg.RetryRejections = slices.Clone(cfg.RetryRejections)
-	r := &Retry{
-		name:            name,
+	return &settings{
 		config:          cfg,
 		maxAttempts:     cfg.MaxAttempts,
 		waitDuration:    wait,
@@ -211,9 +276,7 @@ func New(name string, cfg Config) (*Retry, error) {
 		retryAll:        retryErrors.Empty() && cfg.RetryOnErrorPredicate == nil,
 		maxDuration:     cfg.MaxDuration,
 		budget:          cfg.Budget,
-	}
-	logging.Subscribe(&r.events, cfg.Logger, logging.Retry, name, logRecord)
-	return r, nil
+	}, nil
 }
 
 // compileErrors checks and compiles one of the error lists. A sentinel entry (not made by
@@ -252,14 +315,14 @@ func (r *Retry) Name() string {
 	return r.name
 }
 
-// Config returns the config in force, with defaults filled in: MaxAttempts is never zero, nor is
-// WaitDuration unless an interval function is set. The slices are copies, and New accepts the
-// result.
+// Config returns the config in force (New's, or the last ChangeConfig's), with defaults filled
+// in: MaxAttempts is never zero, nor is WaitDuration unless an interval function is set. The
+// slices are copies, and New and ChangeConfig accept the result.
 func (r *Retry) Config() Config {
 	if r == nil {
 		return Config{}
 	}
-	c := r.config
+	c := r.settings.Load().config
 	c.RetryErrors = slices.Clone(c.RetryErrors)
 	c.IgnoreErrors = slices.Clone(c.IgnoreErrors)
 	c.RetryRejections = slices.Clone(c.RetryRejections)
@@ -270,7 +333,7 @@ func (r *Retry) Config() Config {
 // RetryRejections matches it. Any other error follows Resilience4j's effective exception
 // predicate: (RetryErrors OR RetryOnErrorPredicate, default true) AND NOT IgnoreErrors. The
 // predicate runs in user code, so a panic in it is left to the caller's guard.
-func (r *Retry) shouldRetry(err error) bool {
+func (r *settings) shouldRetry(err error) bool {
 	if reject.Is(err) {
 		return r.retryRejections.Match(err)
 	}
@@ -285,7 +348,7 @@ func (r *Retry) shouldRetry(err error) bool {
 
 // interval returns the wait before the retry that follows attempt failed attempts, given the
 // outcome that failed (err, or result when err is nil).
-func (r *Retry) interval(attempt int, err error, result any) time.Duration {
+func (r *settings) interval(attempt int, err error, result any) time.Duration {
 	switch {
 	case r.config.IntervalBiFunction != nil:
 		return r.config.IntervalBiFunction(attempt, err, result)

@@ -55,6 +55,8 @@
 //
 // # Differences from Resilience4j
 //
+//   - ChangeConfig replaces the config of a running TimeLimiter for the calls that start
+//     after it, for configuration reloads; Resilience4j's TimeLimiter has no changeConfig.
 //   - The running call is stopped by cancelling its context, Go's interrupt, at the deadline
 //     unless DisableCancelRunningFuture is set (cancelRunningFuture = false); then the context
 //     is cancelled only when the call returns, so that its resources are still released.

@@ -117,9 +117,10 @@ func (tl *TimeLimiter) onError(d time.Duration, err error) {
 	tl.publish(EventError, d, err)
 }
 
-// recordTimeout records a timeout and returns its error; cause is the call's own error, if any.
-func (tl *TimeLimiter) recordTimeout(d time.Duration, cause error) error {
-	err := &TimeoutError{Name: tl.name, Timeout: tl.timeout, Err: cause}
+// recordTimeout records a timeout of a call limited to timeout and returns its error; cause is
+// the call's own error, if any.
+func (tl *TimeLimiter) recordTimeout(timeout, d time.Duration, cause error) error {
+	err := &TimeoutError{Name: tl.name, Timeout: timeout, Err: cause}
 	tl.timedOut.Add(1)
 	tl.publish(EventTimeout, d, err)
 	return err

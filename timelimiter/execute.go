@@ -49,15 +49,17 @@ func Execute[T any](ctx context.Context, tl *TimeLimiter, call func(context.Cont
 		return zero, err
 	}
 	start := time.Now()
-	a := &attempt[T]{tl: tl, call: call, tr: tracker.From(ctx)}
+	cfg := tl.config.Load() // the call keeps this config to its end, whatever ChangeConfig does
+	a := &attempt[T]{tl: tl, timeout: cfg.TimeoutDuration, cancelRunning: !cfg.DisableCancelRunningFuture,
+		call: call, tr: tracker.From(ctx)}
 	var deadline <-chan time.Time
-	if tl.cancelRunning {
-		a.ctx, a.cancel = context.WithTimeout(ctx, tl.timeout)
+	if a.cancelRunning {
+		a.ctx, a.cancel = context.WithTimeout(ctx, a.timeout)
 	} else {
 		// The attempt's context must outlive the deadline, so the deadline is a timer of
 		// the caller's own.
 		a.ctx, a.cancel = context.WithCancel(ctx)
-		timer := time.NewTimer(tl.timeout)
+		timer := time.NewTimer(a.timeout)
 		defer timer.Stop()
 		deadline = timer.C
 	}
@@ -88,14 +90,17 @@ var errExited = errors.New("timelimiter: call exited without returning")
 
 // attempt is what the caller and the call's goroutine share for one execution.
 type attempt[T any] struct {
-	state  atomic.Int32
-	tl     *TimeLimiter
-	call   func(context.Context) (T, error)
-	ctx    context.Context
-	cancel context.CancelFunc
-	tr     *tracker.Tracker // the caller's operator's, if any: counts the goroutine
-	v      T                // written by the goroutine before state leaves running
-	err    error            // likewise
+	state atomic.Int32
+	tl    *TimeLimiter
+	// timeout and cancelRunning are the limiter's config when the call started.
+	timeout       time.Duration
+	cancelRunning bool
+	call          func(context.Context) (T, error)
+	ctx           context.Context
+	cancel        context.CancelFunc
+	tr            *tracker.Tracker // the caller's operator's, if any: counts the goroutine
+	v             T                // written by the goroutine before state leaves running
+	err           error            // likewise
 }
 
 // run makes the call and stores its result. The store comes right after the call's return,
@@ -140,7 +145,7 @@ func (a *attempt[T]) pastDeadline(start time.Time) bool {
 	if a.ctx.Err() == context.DeadlineExceeded {
 		return true
 	}
-	return a.tl.cancelRunning && time.Since(start) >= a.tl.timeout
+	return a.cancelRunning && time.Since(start) >= a.timeout
 }
 
 // outcome decides, once the caller has woken up, what it returns.
@@ -160,7 +165,7 @@ func (a *attempt[T]) outcome(ctx context.Context, start time.Time) (T, error) {
 		if err := ctx.Err(); err != nil {
 			return zero, err // the caller's own cancellation
 		}
-		return zero, tl.recordTimeout(time.Since(start), nil)
+		return zero, tl.recordTimeout(a.timeout, time.Since(start), nil)
 	}
 	tl.abandoned.Add(-1)
 
@@ -176,7 +181,7 @@ func (a *attempt[T]) outcome(ctx context.Context, start time.Time) (T, error) {
 		// timeout, whichever goroutine the scheduler ran first, and even when the call saw the
 		// deadline pass (a server answering to the same deadline) before the context's timer
 		// fired.
-		return zero, tl.recordTimeout(time.Since(start), err)
+		return zero, tl.recordTimeout(a.timeout, time.Since(start), err)
 	default:
 		tl.onError(time.Since(start), err)
 		return v, err

@@ -3,6 +3,7 @@ package timelimiter
 import (
 	"fmt"
 	"log/slog"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -55,10 +56,8 @@ func (c Config) validate() error {
 // safe for concurrent use and shared by calls of any result type; it keeps no state per call
 // beyond its counters. Create it with New; the zero value is not usable.
 type TimeLimiter struct {
-	name          string
-	timeout       time.Duration
-	cancelRunning bool
-	logger        *slog.Logger
+	name   string
+	config atomic.Pointer[Config] // defaults filled in; never modified once stored
 
 	abandoned atomic.Int64
 	succeeded atomic.Int64
@@ -66,6 +65,10 @@ type TimeLimiter struct {
 	timedOut  atomic.Int64
 
 	events event.Publisher[Event]
+
+	mu     sync.Mutex   // serialises ChangeConfig; guards logger and unlog
+	logger *slog.Logger // Config.Logger in force
+	unlog  func()       // removes the logger's event consumer
 }
 
 // New returns a time limiter named name (the name appears in errors, events and metrics) with
@@ -76,9 +79,53 @@ func New(name string, cfg Config) (*TimeLimiter, error) {
 	if err := cfg.validate(); err != nil {
 		return nil, err
 	}
-	tl := &TimeLimiter{name: name, timeout: cfg.TimeoutDuration, cancelRunning: !cfg.DisableCancelRunningFuture, logger: cfg.Logger}
-	logging.Subscribe(&tl.events, cfg.Logger, logging.TimeLimiter, name, logRecord)
+	tl := &TimeLimiter{name: name}
+	tl.config.Store(&cfg)
+	tl.setLoggerLocked(cfg.Logger) // tl is not shared yet
 	return tl, nil
+}
+
+// ChangeConfig replaces tl's configuration, levee's addition for reloading a configuration at
+// run time (Resilience4j's TimeLimiter has no changeConfig). Like New it fills zero fields with
+// their defaults and refuses a field out of range with the same error, changing nothing. To
+// change one field, start from tl.Config():
+//
+//	cfg := tl.Config()
+//	cfg.TimeoutDuration = 2 * time.Second
+//	err := tl.ChangeConfig(cfg)
+//
+// TimeoutDuration and DisableCancelRunningFuture apply to the calls that start after
+// ChangeConfig returns; a call already under way keeps both as they were when it started (its
+// deadline, whether its context is cancelled there, and the Timeout its *TimeoutError
+// reports). Logger is replaced as Bulkhead.ChangeConfig replaces it: the same logger keeps its
+// one consumer, another one takes its place, and nil stops the logging. A nil tl returns
+// ErrNilTimeLimiter.
+func (tl *TimeLimiter) ChangeConfig(cfg Config) error {
+	if tl == nil {
+		return ErrNilTimeLimiter
+	}
+	cfg = cfg.withDefaults()
+	if err := cfg.validate(); err != nil {
+		return err
+	}
+	tl.mu.Lock()
+	defer tl.mu.Unlock()
+	tl.config.Store(&cfg)
+	tl.setLoggerLocked(cfg.Logger)
+	return nil
+}
+
+// setLoggerLocked subscribes the consumer of logger (none for nil) in place of the current one,
+// unless logger is already the one in use.
+func (tl *TimeLimiter) setLoggerLocked(logger *slog.Logger) {
+	if tl.unlog != nil && logger == tl.logger {
+		return
+	}
+	if tl.unlog != nil {
+		tl.unlog()
+	}
+	tl.logger = logger
+	tl.unlog = logging.Subscribe(&tl.events, logger, logging.TimeLimiter, tl.name, logRecord)
 }
 
 // Name returns the name given to New, or "" for a nil tl.
@@ -89,10 +136,11 @@ func (tl *TimeLimiter) Name() string {
 	return tl.name
 }
 
-// Config returns the configuration in force, defaults filled in; the zero Config for a nil tl.
+// Config returns the configuration in force (New's, or the last ChangeConfig's), defaults
+// filled in; the zero Config for a nil tl.
 func (tl *TimeLimiter) Config() Config {
 	if tl == nil {
 		return Config{}
 	}
-	return Config{TimeoutDuration: tl.timeout, DisableCancelRunningFuture: !tl.cancelRunning, Logger: tl.logger}
+	return *tl.config.Load()
 }
