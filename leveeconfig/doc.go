@@ -29,7 +29,12 @@
 // inherits configs.default), tags, and the aspect-order key of the pattern. Keys are
 // Resilience4j 2's Spring keys, read with Spring's relaxed binding (slidingWindowSize and
 // sliding-window-size are one key); every other key under resilience4j is an error, keys
-// outside it are not read. One YAML document per file: Spring profiles are not read.
+// outside it are not read. Dotted keys are the nested keys they spell, at any level, and merge
+// with them: "resilience4j.circuitbreaker:" as one key, or
+// "resilience4j.circuitbreaker.instances.payment.slidingWindowSize: 5" (a name holding dots is
+// written in brackets, "instances.[pay.v2]", as in Spring); a key given twice, in any of its
+// forms, is an error naming both lines. A file with no resilience4j key loads with a Warning
+// naming the file. One YAML document per file: Spring profiles are not read.
 //
 // Values: durations as Go writes them ("100ms", "1m30s"), as Spring does ("3s", "2d", a bare
 // integer of milliseconds) or in ISO-8601 ("PT3S"); enums in Resilience4j's names

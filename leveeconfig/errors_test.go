@@ -92,12 +92,18 @@ func TestNilErrorInTheTableIsRefused(t *testing.T) {
 }
 
 func TestEmptyFileAndOtherKeys(t *testing.T) {
-	for _, yml := range []string{"", "# nothing\n", "server:\n  port: 8080\n", "resilience4j:\n"} {
+	for _, yml := range []string{"", "# nothing\n", "server:\n  port: 8080\n", "resilience:\n  circuitbreaker: {}\n"} {
 		c, err := load(t, yml)
 		require.NoError(t, err, yml)
 		assert.Empty(t, c.Names(registry.CircuitBreaker))
-		assert.Empty(t, c.Warnings)
+		require.Len(t, c.Warnings, 1, yml)
+		assert.Equal(t, "app.yml: no resilience4j section: the file configures no instance", c.Warnings[0].String())
+		assert.Equal(t, leveeconfig.Source{File: "app.yml"}, c.Warnings[0].Source)
 	}
+	c, err := load(t, "resilience4j:\n")
+	require.NoError(t, err)
+	assert.Empty(t, c.Names(registry.CircuitBreaker))
+	assert.Empty(t, c.Warnings, "an empty section is a section")
 }
 
 func TestJSONFile(t *testing.T) {
