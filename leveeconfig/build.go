@@ -17,8 +17,18 @@ import (
 	"github.com/levee-go/levee/timelimiter"
 )
 
-// builtinErrors are Resilience4j's own exceptions, which need no registration.
+// anyError is the entry of Java's catch-all exception classes: every error, as
+// levee.ErrorType[error]() matches any error through errors.As. The patterns never show it a
+// levee rejection, which only the lists named for rejections see.
+var anyError = levee.ErrorType[error]()
+
+// builtinErrors are Resilience4j's own exceptions and Java's catch-all classes, which need no
+// registration.
 var builtinErrors = map[string]error{
+	"java.lang.Throwable":        anyError,
+	"java.lang.Exception":        anyError,
+	"java.lang.RuntimeException": anyError,
+
 	"io.github.resilience4j.circuitbreaker.CallNotPermittedException": circuitbreaker.ErrCallNotPermitted,
 	"io.github.resilience4j.bulkhead.BulkheadFullException":           bulkhead.ErrBulkheadFull,
 	"io.github.resilience4j.ratelimiter.RequestNotPermitted":          ratelimiter.ErrRequestNotPermitted,

@@ -42,7 +42,14 @@
 // errors through Options.Errors; Resilience4j's own exceptions are known (a
 // CallNotPermittedException in retryExceptions becomes retry.Config.RetryRejections, in a
 // breaker's recordExceptions RecordRejections; in ignoreExceptions it asks for what levee does
-// anyway: rejections are neither retried nor recorded unless listed).
+// anyway: rejections are neither retried nor recorded unless listed). Java's catch-all classes,
+// java.lang.Exception, java.lang.RuntimeException and java.lang.Throwable, need no entry
+// either: they stand for every error (levee.ErrorType[error](), which errors.As matches with
+// any error), except levee's own rejections, which no list sees but the one named for them:
+// "retryExceptions: [java.lang.Exception]" retries every failure of the call, not an open
+// breaker's CallNotPermittedException, and "ignoreExceptions: [java.lang.Exception]" in a
+// breaker ignores every error, while a rejection stays unrecorded unless recordExceptions lists
+// it. Class names are read fully qualified only.
 //
 // # Explicit values mean what they say
 //
