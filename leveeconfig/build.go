@@ -3,6 +3,7 @@ package leveeconfig
 import (
 	"fmt"
 	"maps"
+	"math"
 	"slices"
 	"strings"
 	"time"
@@ -55,7 +56,11 @@ func (ps *parser) resolve(sec *rawSection) (cfgs, insts map[string]props) {
 			be := sec.configs[base]
 			switch {
 			case be == nil && bv != nil:
-				ps.fail(bv.src, bv.path, "names no entry of %s.configs (have: %s)", sec.prefix, strings.Join(slices.Sorted(maps.Keys(sec.configs)), ", "))
+				have := "there are none"
+				if len(sec.configs) > 0 {
+					have = "have: " + strings.Join(slices.Sorted(maps.Keys(sec.configs)), ", ")
+				}
+				ps.fail(bv.src, bv.path, "names no entry of %s.configs (%s)", sec.prefix, have)
 			case slices.Contains(visiting, base):
 				ps.fail(bv.src, bv.path, "a cycle of baseConfig: %s -> %s", strings.Join(visiting, " -> "), base)
 			default:
@@ -108,11 +113,15 @@ func (r *reader) int(key string, min int) (int, *value) {
 		return 0, nil
 	}
 	n, err := parseInt(v.scalar)
-	if err != nil {
-		r.failf(v, "%v", err)
+	switch {
+	case err != nil && isInteger(v.scalar):
+		// Out of Java's int: say the key's own range, not int's.
+		r.failf(v, "must be at least %d and at most %d, got %s", min, math.MaxInt32, strings.TrimSpace(v.scalar))
 		return 0, nil
-	}
-	if n < min {
+	case err != nil:
+		r.failf(v, "%q is not an integer: must be at least %d", v.scalar, min)
+		return 0, nil
+	case n < min:
 		r.failf(v, "must be at least %d, got %d", min, n)
 		return 0, nil
 	}

@@ -43,7 +43,7 @@ resilience4j:
     executor: {}
 `)
 	require.Error(t, err)
-	assert.Equal(t, `app.yml:7: resilience4j.circuitbreaker.instances.payment.slidingWindowSize: "ten" is not an integer in [-2147483648, 2147483647]
+	assert.Equal(t, `app.yml:7: resilience4j.circuitbreaker.instances.payment.slidingWindowSize: "ten" is not an integer: must be at least 1
 app.yml:8: resilience4j.circuitbreaker.instances.payment.slidingWindowType: must be COUNT_BASED or TIME_BASED, got "SLIDING"
 app.yml:9: resilience4j.circuitbreaker.instances.payment.sliding-window-size: set twice (first on line 7)
 app.yml:10: resilience4j.circuitbreaker.instances.payment.ignoreExceptions: unknown exception class "demo.r4j.Unknown": map it to a Go error in Options.Errors

@@ -335,7 +335,7 @@ func (ps *parser) resilience4j(n *yaml.Node, path string) {
 		}
 		p := join(path, k.Value)
 		if sec == nil {
-			ps.fail(ps.at(k), p, "unknown key: levee reads %s", sectionKeys())
+			ps.fail(ps.at(k), p, "unknown key: levee reads %s%s", sectionKeys(), didYouMean(k.Value, sectionNames()))
 			continue
 		}
 		sec.prefix = p
@@ -343,12 +343,14 @@ func (ps *parser) resilience4j(n *yaml.Node, path string) {
 	}
 }
 
-func sectionKeys() string {
+func sectionKeys() string { return strings.Join(sectionNames(), ", ") }
+
+func sectionNames() []string {
 	var ks []string
 	for _, s := range sections {
 		ks = append(ks, s.key)
 	}
-	return strings.Join(ks, ", ")
+	return ks
 }
 
 func (ps *parser) section(sec *rawSection, n *yaml.Node, path string) {
@@ -375,7 +377,11 @@ func (ps *parser) section(sec *rawSection, n *yaml.Node, path string) {
 			}
 			sec.order = &value{path: p, spec: keySpec{name: sec.spec.order, kind: kInt}, scalar: v.Value, src: ps.at(k)}
 		default:
-			ps.fail(ps.at(k), p, "unknown key: %s takes configs, instances, tags%s", sec.spec.key, orderKey(sec.spec))
+			known := []string{"configs", "instances", "tags"}
+			if sec.spec.order != "" {
+				known = append(known, sec.spec.order)
+			}
+			ps.fail(ps.at(k), p, "unknown key: %s takes configs, instances, tags%s%s", sec.spec.key, orderKey(sec.spec), didYouMean(k.Value, known))
 		}
 	}
 }
@@ -433,7 +439,11 @@ func (ps *parser) key(pat registry.Pattern, e *entry, written, path string, src 
 		var ok bool
 		sp, ok = spec(pat, f)
 		if !ok {
-			ps.fail(src, p, "unknown key of %s", pat)
+			known := []string{"baseConfig"}
+			for _, sp := range specs[pat] {
+				known = append(known, sp.name)
+			}
+			ps.fail(src, p, "unknown key of %s%s", pat, didYouMean(written, known))
 			return
 		}
 	}
