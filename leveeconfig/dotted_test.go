@@ -83,3 +83,14 @@ resilience4j..retry: {}
 	assert.EqualError(t, err, `app.yml:2: resilience4j.retry.instances.payment: set twice (first on line 1)
 app.yml:3: resilience4j..retry: an empty segment in a dotted key`)
 }
+
+// An alias that would repeat a large tree many times below an entry's keys is not expanded:
+// the parser reads no key there, and reports the value as it did before.
+func TestDottedExpansionStopsBelowTheKeys(t *testing.T) {
+	_, err := load(t, `a: &a {x: 1, y: 2}
+b: &b {a1: *a, a2: *a, a3: *a}
+c: &c {b1: *b, b2: *b, b3: *b}
+resilience4j.retry.instances.x.maxAttempts: *c
+`)
+	assert.EqualError(t, err, `app.yml:4: resilience4j.retry.instances.x.maxAttempts: must be a single value, got a mapping`)
+}

@@ -189,7 +189,7 @@ func (ps *parser) parse(data []byte) {
 		ps.noSection()
 		return
 	}
-	for _, kv := range ps.pairs(ps.expand(ours, ""), "") {
+	for _, kv := range ps.pairs(ps.expand(ours, "", 0), "") {
 		ps.resilience4j(kv[1], kv[0].Value)
 	}
 }
@@ -205,12 +205,15 @@ func (ps *parser) noSection() {
 // "circuitbreaker: {instances: {payment: {slidingWindowSize: 5}}}". A segment in brackets
 // ("instances.[a.b]") is one key, as in Spring. Mappings given at the same path (nested or
 // dotted, or both) merge; a value given twice at one path is an error naming both lines.
-// Key order is kept, first appearance first. The values of tags are left as written.
-func (ps *parser) expand(n *yaml.Node, path string) *yaml.Node {
+// Key order is kept, first appearance first. The values of tags are left as written, and so
+// is anything below an entry's keys (depth counts the keys above n: resilience4j, the section,
+// configs or instances, the entry), which no key is read from: a file's aliases can then not
+// make the expansion grow without bound.
+func (ps *parser) expand(n *yaml.Node, path string, depth int) *yaml.Node {
 	if n.Kind == yaml.AliasNode {
 		n = n.Alias
 	}
-	if n.Kind != yaml.MappingNode {
+	if n.Kind != yaml.MappingNode || depth > maxKeyDepth {
 		return n
 	}
 	out := &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map", Line: n.Line, Column: n.Column}
@@ -238,7 +241,7 @@ func (ps *parser) expand(n *yaml.Node, path string) *yaml.Node {
 			} else if norm(seg) == "tags" {
 				val = v
 			} else {
-				val = ps.expand(v, p)
+				val = ps.expand(v, p, depth+j+1)
 			}
 			at = ps.put(at, key, val, p)
 			if at == nil {
@@ -248,6 +251,10 @@ func (ps *parser) expand(n *yaml.Node, path string) *yaml.Node {
 	}
 	return out
 }
+
+// maxKeyDepth is the depth of the deepest mapping whose keys the parser reads: an entry's, under
+// resilience4j, the section and configs or instances.
+const maxKeyDepth = 4
 
 // put adds key: val to the mapping m and returns the mapping now at key (nil when it is not
 // a mapping). A key m holds already (in any of Spring's spellings) merges with val when both
