@@ -3,6 +3,7 @@ package leveeconfig
 import (
 	"fmt"
 	"maps"
+	"math"
 	"slices"
 	"strings"
 	"time"
@@ -17,8 +18,18 @@ import (
 	"github.com/levee-go/levee/timelimiter"
 )
 
-// builtinErrors are Resilience4j's own exceptions, which need no registration.
+// anyError is the entry of Java's catch-all exception classes: every error, as
+// levee.ErrorType[error]() matches any error through errors.As. The patterns never show it a
+// levee rejection, which only the lists named for rejections see.
+var anyError = levee.ErrorType[error]()
+
+// builtinErrors are Resilience4j's own exceptions and Java's catch-all classes, which need no
+// registration.
 var builtinErrors = map[string]error{
+	"java.lang.Throwable":        anyError,
+	"java.lang.Exception":        anyError,
+	"java.lang.RuntimeException": anyError,
+
 	"io.github.resilience4j.circuitbreaker.CallNotPermittedException": circuitbreaker.ErrCallNotPermitted,
 	"io.github.resilience4j.bulkhead.BulkheadFullException":           bulkhead.ErrBulkheadFull,
 	"io.github.resilience4j.ratelimiter.RequestNotPermitted":          ratelimiter.ErrRequestNotPermitted,
@@ -45,7 +56,11 @@ func (ps *parser) resolve(sec *rawSection) (cfgs, insts map[string]props) {
 			be := sec.configs[base]
 			switch {
 			case be == nil && bv != nil:
-				ps.fail(bv.src, bv.path, "names no entry of %s.configs (have: %s)", sec.prefix, strings.Join(slices.Sorted(maps.Keys(sec.configs)), ", "))
+				have := "there are none"
+				if len(sec.configs) > 0 {
+					have = "have: " + strings.Join(slices.Sorted(maps.Keys(sec.configs)), ", ")
+				}
+				ps.fail(bv.src, bv.path, "names no entry of %s.configs (%s)", sec.prefix, have)
 			case slices.Contains(visiting, base):
 				ps.fail(bv.src, bv.path, "a cycle of baseConfig: %s -> %s", strings.Join(visiting, " -> "), base)
 			default:
@@ -98,11 +113,15 @@ func (r *reader) int(key string, min int) (int, *value) {
 		return 0, nil
 	}
 	n, err := parseInt(v.scalar)
-	if err != nil {
-		r.failf(v, "%v", err)
+	switch {
+	case err != nil && isInteger(v.scalar):
+		// Out of Java's int: say the key's own range, not int's.
+		r.failf(v, "must be at least %d and at most %d, got %s", min, math.MaxInt32, strings.TrimSpace(v.scalar))
 		return 0, nil
-	}
-	if n < min {
+	case err != nil:
+		r.failf(v, "%q is not an integer: must be at least %d", v.scalar, min)
+		return 0, nil
+	case n < min:
 		r.failf(v, "must be at least %d, got %d", min, n)
 		return 0, nil
 	}

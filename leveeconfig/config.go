@@ -28,8 +28,10 @@ type Options struct {
 	//
 	// Resilience4j's own exceptions need no entry: CallNotPermittedException,
 	// BulkheadFullException, RequestNotPermitted and java.util.concurrent.TimeoutException
-	// stand for levee's rejections and timelimiter.ErrTimeout. A name in neither is a load
-	// error; so is a nil error.
+	// stand for levee's rejections and timelimiter.ErrTimeout; java.lang.Throwable,
+	// java.lang.Exception and java.lang.RuntimeException stand for every error
+	// (levee.ErrorType[error]()) but a levee rejection, which only the lists named for
+	// rejections see. A name in neither is a load error; so is a nil error.
 	Errors map[string]error
 	// Environ is the environment whose RESILIENCE4J_* variables override the file, as
 	// "NAME=value" strings; nil means os.Environ(), and an empty non-nil slice none.

@@ -29,7 +29,12 @@
 // inherits configs.default), tags, and the aspect-order key of the pattern. Keys are
 // Resilience4j 2's Spring keys, read with Spring's relaxed binding (slidingWindowSize and
 // sliding-window-size are one key); every other key under resilience4j is an error, keys
-// outside it are not read. One YAML document per file: Spring profiles are not read.
+// outside it are not read. Dotted keys are the nested keys they spell, at any level, and merge
+// with them: "resilience4j.circuitbreaker:" as one key, or
+// "resilience4j.circuitbreaker.instances.payment.slidingWindowSize: 5" (a name holding dots is
+// written in brackets, "instances.[pay.v2]", as in Spring); a key given twice, in any of its
+// forms, is an error naming both lines. A file with no resilience4j key loads with a Warning
+// naming the file. One YAML document per file: Spring profiles are not read.
 //
 // Values: durations as Go writes them ("100ms", "1m30s"), as Spring does ("3s", "2d", a bare
 // integer of milliseconds) or in ISO-8601 ("PT3S"); enums in Resilience4j's names
@@ -37,7 +42,14 @@
 // errors through Options.Errors; Resilience4j's own exceptions are known (a
 // CallNotPermittedException in retryExceptions becomes retry.Config.RetryRejections, in a
 // breaker's recordExceptions RecordRejections; in ignoreExceptions it asks for what levee does
-// anyway: rejections are neither retried nor recorded unless listed).
+// anyway: rejections are neither retried nor recorded unless listed). Java's catch-all classes,
+// java.lang.Exception, java.lang.RuntimeException and java.lang.Throwable, need no entry
+// either: they stand for every error (levee.ErrorType[error](), which errors.As matches with
+// any error), except levee's own rejections, which no list sees but the one named for them:
+// "retryExceptions: [java.lang.Exception]" retries every failure of the call, not an open
+// breaker's CallNotPermittedException, and "ignoreExceptions: [java.lang.Exception]" in a
+// breaker ignores every error, while a rejection stays unrecorded unless recordExceptions lists
+// it. Class names are read fully qualified only.
 //
 // # Explicit values mean what they say
 //

@@ -62,8 +62,8 @@ func TestEnvironmentErrorsNameTheVariable(t *testing.T) {
 		"RESILIENCE4J_SCHEDULER_X=1",
 		"RESILIENCE4J_RETRY_INSTANCES_PAYMENT_RETRYEXCEPTIONS=demo.r4j.Nope",
 	}})
-	assert.EqualError(t, err, `env RESILIENCE4J_CIRCUITBREAKER_INSTANCES_PAYMENT_SLIDINGWINDOWSIZE: resilience4j.circuitbreaker.instances.payment.slidingWindowSize: "twenty" is not an integer in [-2147483648, 2147483647]
-env RESILIENCE4J_RETRY_INSTANCES_PAYMENT_MAXATTEMPT: resilience4j.retry.instances.payment.MAXATTEMPT: unknown key of retry
+	assert.EqualError(t, err, `env RESILIENCE4J_CIRCUITBREAKER_INSTANCES_PAYMENT_SLIDINGWINDOWSIZE: resilience4j.circuitbreaker.instances.payment.slidingWindowSize: "twenty" is not an integer: must be at least 1
+env RESILIENCE4J_RETRY_INSTANCES_PAYMENT_MAXATTEMPT: resilience4j.retry.instances.payment.MAXATTEMPT: unknown key of retry; did you mean maxAttempts?
 env RESILIENCE4J_RETRY_INSTANCES_PAYMENT_RETRYEXCEPTIONS: resilience4j.retry.instances.payment.retryExceptions: unknown exception class "demo.r4j.Nope": map it to a Go error in Options.Errors
 env RESILIENCE4J_RETRY_PAYMENT: names no key of resilience4j.retry: use RESILIENCE4J_RETRY_INSTANCES_<NAME>_<KEY> or RESILIENCE4J_RETRY_CONFIGS_<NAME>_<KEY>
 env RESILIENCE4J_SCHEDULER_X: names no section of resilience4j: levee reads circuitbreaker, retry, bulkhead, thread-pool-bulkhead, ratelimiter, timelimiter`, err.Error())

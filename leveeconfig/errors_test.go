@@ -43,7 +43,7 @@ resilience4j:
     executor: {}
 `)
 	require.Error(t, err)
-	assert.Equal(t, `app.yml:7: resilience4j.circuitbreaker.instances.payment.slidingWindowSize: "ten" is not an integer in [-2147483648, 2147483647]
+	assert.Equal(t, `app.yml:7: resilience4j.circuitbreaker.instances.payment.slidingWindowSize: "ten" is not an integer: must be at least 1
 app.yml:8: resilience4j.circuitbreaker.instances.payment.slidingWindowType: must be COUNT_BASED or TIME_BASED, got "SLIDING"
 app.yml:9: resilience4j.circuitbreaker.instances.payment.sliding-window-size: set twice (first on line 7)
 app.yml:10: resilience4j.circuitbreaker.instances.payment.ignoreExceptions: unknown exception class "demo.r4j.Unknown": map it to a Go error in Options.Errors
@@ -92,12 +92,18 @@ func TestNilErrorInTheTableIsRefused(t *testing.T) {
 }
 
 func TestEmptyFileAndOtherKeys(t *testing.T) {
-	for _, yml := range []string{"", "# nothing\n", "server:\n  port: 8080\n", "resilience4j:\n"} {
+	for _, yml := range []string{"", "# nothing\n", "server:\n  port: 8080\n", "resilience:\n  circuitbreaker: {}\n"} {
 		c, err := load(t, yml)
 		require.NoError(t, err, yml)
 		assert.Empty(t, c.Names(registry.CircuitBreaker))
-		assert.Empty(t, c.Warnings)
+		require.Len(t, c.Warnings, 1, yml)
+		assert.Equal(t, "app.yml: no resilience4j section: the file configures no instance", c.Warnings[0].String())
+		assert.Equal(t, leveeconfig.Source{File: "app.yml"}, c.Warnings[0].Source)
 	}
+	c, err := load(t, "resilience4j:\n")
+	require.NoError(t, err)
+	assert.Empty(t, c.Names(registry.CircuitBreaker))
+	assert.Empty(t, c.Warnings, "an empty section is a section")
 }
 
 func TestJSONFile(t *testing.T) {

@@ -72,7 +72,7 @@ func ExampleParse_errors() {
 	_, err := leveeconfig.Parse("application.yml", yml, leveeconfig.Options{Environ: []string{}})
 	fmt.Println(err)
 	// Output:
-	// application.yml:5: resilience4j.bulkhead.instances.payment.maxConcurrentCalls: "three" is not an integer in [-2147483648, 2147483647]
+	// application.yml:5: resilience4j.bulkhead.instances.payment.maxConcurrentCalls: "three" is not an integer: must be at least 0
 	// application.yml:6: resilience4j.bulkhead.instances.payment.maxWaitTime: unknown key of bulkhead
 }
 

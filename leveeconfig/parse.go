@@ -144,6 +144,7 @@ func (ps *parser) parse(data []byte) {
 	var doc yaml.Node
 	if err := dec.Decode(&doc); err != nil {
 		if errors.Is(err, io.EOF) {
+			ps.noSection()
 			return
 		}
 		msg, line := strings.TrimPrefix(err.Error(), "yaml: "), 0
@@ -160,17 +161,174 @@ func (ps *parser) parse(data []byte) {
 		return
 	}
 	if len(doc.Content) == 0 {
+		ps.noSection()
 		return
 	}
 	root := doc.Content[0]
 	if root.Kind == yaml.ScalarNode && root.Tag == "!!null" {
+		ps.noSection()
 		return
 	}
-	for _, kv := range ps.pairs(root, "") {
-		if norm(kv[0].Value) == "resilience4j" {
-			ps.resilience4j(kv[1], kv[0].Value)
+	if root.Kind == yaml.AliasNode {
+		root = root.Alias
+	}
+	if root.Kind != yaml.MappingNode {
+		ps.fail(ps.at(root), "", "must be a mapping of keys, got %s", describe(root))
+		return
+	}
+	// Only the keys of resilience4j are read, whether written nested or dotted
+	// ("resilience4j.circuitbreaker:"): the others belong to someone else.
+	ours := &yaml.Node{Kind: yaml.MappingNode, Line: root.Line}
+	for i := 0; i+1 < len(root.Content); i += 2 {
+		k := root.Content[i]
+		if first, _, _ := strings.Cut(k.Value, "."); norm(first) == "resilience4j" {
+			ours.Content = append(ours.Content, k, root.Content[i+1])
 		}
 	}
+	if len(ours.Content) == 0 {
+		ps.noSection()
+		return
+	}
+	for _, kv := range ps.pairs(ps.expand(ours, "", 0), "") {
+		ps.resilience4j(kv[1], kv[0].Value)
+	}
+}
+
+// noSection warns of a file without a resilience4j key, which is valid YAML but configures
+// nothing: most likely the wrong file, or a section under a misspelt key.
+func (ps *parser) noSection() {
+	ps.warn(Source{File: ps.file}, "", "no resilience4j section: the file configures no instance")
+}
+
+// expand returns mapping n with its dotted keys expanded into nested mappings, as Spring's
+// relaxed binding reads them: "circuitbreaker.instances.payment.slidingWindowSize: 5" is
+// "circuitbreaker: {instances: {payment: {slidingWindowSize: 5}}}". A segment in brackets
+// ("instances.[a.b]") is one key, as in Spring. Mappings given at the same path (nested or
+// dotted, or both) merge; a value given twice at one path is an error naming both lines.
+// Key order is kept, first appearance first. The values of tags are left as written, and so
+// is anything below an entry's keys (depth counts the keys above n: resilience4j, the section,
+// configs or instances, the entry), which no key is read from: a file's aliases can then not
+// make the expansion grow without bound.
+func (ps *parser) expand(n *yaml.Node, path string, depth int) *yaml.Node {
+	if n.Kind == yaml.AliasNode {
+		n = n.Alias
+	}
+	if n.Kind != yaml.MappingNode || depth > maxKeyDepth {
+		return n
+	}
+	out := &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map", Line: n.Line, Column: n.Column}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], n.Content[i+1]
+		if v.Kind == yaml.AliasNode {
+			v = v.Alias
+		}
+		if k.Tag == "!!merge" {
+			out.Content = append(out.Content, k, v) // refused by pairs
+			continue
+		}
+		segs, ok := splitKey(k.Value)
+		if !ok {
+			ps.fail(ps.at(k), join(path, k.Value), "an empty segment in a dotted key")
+			continue
+		}
+		at, p := out, path
+		for j, seg := range segs {
+			p = join(p, seg)
+			key := &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: seg, Line: k.Line, Column: k.Column}
+			var val *yaml.Node
+			if j < len(segs)-1 {
+				val = &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map", Line: k.Line, Column: k.Column}
+			} else if norm(seg) == "tags" {
+				val = v
+			} else {
+				val = ps.expand(v, p, depth+j+1)
+			}
+			at = ps.put(at, key, val, p)
+			if at == nil {
+				break
+			}
+		}
+	}
+	return out
+}
+
+// maxKeyDepth is the depth of the deepest mapping whose keys the parser reads: an entry's, under
+// resilience4j, the section and configs or instances.
+const maxKeyDepth = 4
+
+// put adds key: val to the mapping m and returns the mapping now at key (nil when it is not
+// a mapping). A key m holds already (in any of Spring's spellings) merges with val when both
+// are mappings (or one is empty); otherwise it is set twice.
+func (ps *parser) put(m, key, val *yaml.Node, path string) *yaml.Node {
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		old := m.Content[i+1]
+		if norm(m.Content[i].Value) != norm(key.Value) {
+			continue
+		}
+		switch {
+		case isEmpty(val) && (old.Kind == yaml.MappingNode || isEmpty(old)):
+			if isEmpty(old) {
+				old = &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map", Line: old.Line, Column: old.Column}
+				m.Content[i+1] = old
+			}
+			return old
+		case val.Kind == yaml.MappingNode && isEmpty(old):
+			m.Content[i+1] = val
+			return val
+		case val.Kind == yaml.MappingNode && old.Kind == yaml.MappingNode:
+			for j := 0; j+1 < len(val.Content); j += 2 {
+				ps.put(old, val.Content[j], val.Content[j+1], join(path, val.Content[j].Value))
+			}
+			return old
+		}
+		ps.fail(ps.at(key), path, "set twice (first on line %d)", m.Content[i].Line)
+		return nil
+	}
+	m.Content = append(m.Content, key, val)
+	if val.Kind != yaml.MappingNode {
+		return nil
+	}
+	return val
+}
+
+func isEmpty(n *yaml.Node) bool { return n.Kind == yaml.ScalarNode && n.Tag == "!!null" }
+
+// splitKey splits a dotted key into its segments, a bracketed segment ("[a.b]") whole and
+// without its brackets. ok is false for an empty segment ("a..b", "a.").
+func splitKey(k string) (segs []string, ok bool) {
+	if !strings.ContainsAny(k, ".[") {
+		return []string{k}, true
+	}
+	for k != "" {
+		var seg string
+		if k[0] == '[' {
+			end := strings.IndexByte(k, ']')
+			if end < 0 {
+				return nil, false
+			}
+			seg, k = k[1:end], k[end+1:]
+			if k != "" && k[0] != '.' {
+				return nil, false
+			}
+		} else {
+			end := strings.IndexAny(k, ".")
+			if end < 0 {
+				end = len(k)
+			}
+			seg, k = k[:end], k[end:]
+		}
+		if seg == "" {
+			return nil, false
+		}
+		segs = append(segs, seg)
+		if k != "" {
+			k = k[1:] // the dot
+			if k == "" {
+				return nil, false
+			}
+		}
+	}
+	return segs, true
 }
 
 func (ps *parser) resilience4j(n *yaml.Node, path string) {
@@ -184,7 +342,7 @@ func (ps *parser) resilience4j(n *yaml.Node, path string) {
 		}
 		p := join(path, k.Value)
 		if sec == nil {
-			ps.fail(ps.at(k), p, "unknown key: levee reads %s", sectionKeys())
+			ps.fail(ps.at(k), p, "unknown key: levee reads %s%s", sectionKeys(), didYouMean(k.Value, sectionNames()))
 			continue
 		}
 		sec.prefix = p
@@ -192,12 +350,14 @@ func (ps *parser) resilience4j(n *yaml.Node, path string) {
 	}
 }
 
-func sectionKeys() string {
+func sectionKeys() string { return strings.Join(sectionNames(), ", ") }
+
+func sectionNames() []string {
 	var ks []string
 	for _, s := range sections {
 		ks = append(ks, s.key)
 	}
-	return strings.Join(ks, ", ")
+	return ks
 }
 
 func (ps *parser) section(sec *rawSection, n *yaml.Node, path string) {
@@ -216,13 +376,7 @@ func (ps *parser) section(sec *rawSection, n *yaml.Node, path string) {
 		case f == "backends":
 			ps.fail(ps.at(k), p, "Resilience4j 1's name for instances, removed in 2: use instances")
 		case f == "tags":
-			for _, t := range ps.pairs(v, p) {
-				if t[1].Kind != yaml.ScalarNode {
-					ps.fail(ps.at(t[0]), join(p, t[0].Value), "a tag's value must be a string, got %s", describe(t[1]))
-					continue
-				}
-				sec.tags[t[0].Value] = t[1].Value
-			}
+			ps.tags(sec, v, p, "")
 		case sec.spec.order != "" && f == norm(sec.spec.order):
 			if v.Kind != yaml.ScalarNode {
 				ps.fail(ps.at(k), p, "must be an integer, got %s", describe(v))
@@ -230,8 +384,29 @@ func (ps *parser) section(sec *rawSection, n *yaml.Node, path string) {
 			}
 			sec.order = &value{path: p, spec: keySpec{name: sec.spec.order, kind: kInt}, scalar: v.Value, src: ps.at(k)}
 		default:
-			ps.fail(ps.at(k), p, "unknown key: %s takes configs, instances, tags%s", sec.spec.key, orderKey(sec.spec))
+			known := []string{"configs", "instances", "tags"}
+			if sec.spec.order != "" {
+				known = append(known, sec.spec.order)
+			}
+			ps.fail(ps.at(k), p, "unknown key: %s takes configs, instances, tags%s%s", sec.spec.key, orderKey(sec.spec), didYouMean(k.Value, known))
 		}
+	}
+}
+
+// tags reads a section's tags: a tag's name may hold dots, written nested or dotted
+// ("tags.app.team: checkout" is the tag app.team), as Spring binds a Map<String, String>.
+func (ps *parser) tags(sec *rawSection, n *yaml.Node, path, prefix string) {
+	for _, t := range ps.pairs(n, path) {
+		name := join(prefix, t[0].Value)
+		if t[1].Kind == yaml.MappingNode {
+			ps.tags(sec, t[1], join(path, t[0].Value), name)
+			continue
+		}
+		if t[1].Kind != yaml.ScalarNode {
+			ps.fail(ps.at(t[0]), join(path, t[0].Value), "a tag's value must be a string, got %s", describe(t[1]))
+			continue
+		}
+		sec.tags[name] = t[1].Value
 	}
 }
 
@@ -271,7 +446,11 @@ func (ps *parser) key(pat registry.Pattern, e *entry, written, path string, src 
 		var ok bool
 		sp, ok = spec(pat, f)
 		if !ok {
-			ps.fail(src, p, "unknown key of %s", pat)
+			known := []string{"baseConfig"}
+			for _, sp := range specs[pat] {
+				known = append(known, sp.name)
+			}
+			ps.fail(src, p, "unknown key of %s%s", pat, didYouMean(written, known))
 			return
 		}
 	}

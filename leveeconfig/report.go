@@ -17,14 +17,16 @@ type Source struct {
 	Env string
 }
 
-// String returns "application.yml:12", "env RESILIENCE4J_RETRY_INSTANCES_PAYMENT_MAXATTEMPTS"
+// String returns "application.yml:12", "application.yml" for the whole file, "env RESILIENCE4J_RETRY_INSTANCES_PAYMENT_MAXATTEMPTS"
 // or "default" for a value that no file or variable set.
 func (s Source) String() string {
 	switch {
 	case s.Env != "":
 		return "env " + s.Env
-	case s.File != "" || s.Line > 0:
+	case s.Line > 0:
 		return s.File + ":" + strconv.Itoa(s.Line)
+	case s.File != "":
+		return s.File
 	}
 	return "default"
 }

@@ -115,6 +115,15 @@ func parseInt(s string) (int, error) {
 	return int(n), nil
 }
 
+// isInteger reports whether s is written as a decimal integer, of any size.
+func isInteger(s string) bool {
+	s = strings.TrimSpace(s)
+	if s != "" && (s[0] == '-' || s[0] == '+') {
+		s = s[1:]
+	}
+	return isDigits(s)
+}
+
 // parseFloat reads a finite decimal number.
 func parseFloat(s string) (float64, error) {
 	f, err := strconv.ParseFloat(strings.TrimSpace(s), 64)

@@ -32,6 +32,14 @@
 // is none. Inside the pipeline it is a *StatusError, which retries, breakers and fallbacks
 // classify and answer like any error.
 //
+// One exception: when a breaker opens in the middle of a retry (the 5xx answers of the first
+// attempts opened it, and the next attempt is refused), the caller gets the rejection
+// (circuitbreaker.ErrCallNotPermitted, with a nil response), not the last 5xx, as Resilience4j's
+// Retry ends on CallNotPermittedException. The same holds for a rate limiter's or a bulkhead's
+// refusal of a later attempt: the pipeline ended on the rejection. A fallback on
+// circuitbreaker.ErrCallNotPermitted answers both cases, the breaker open from the start and
+// opened mid-retry.
+//
 // On the server, Middleware guards a handler with a rate limiter (429) and a bulkhead (503),
 // each answering with a Retry-After, a per-request time limit (503), and recovers a panic into
 // a 500 without losing the bulkhead's permit.

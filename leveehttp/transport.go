@@ -82,8 +82,9 @@ func DefaultFailure(resp *http.Response) bool {
 // *StatusError, that error's Response (the last 503, say) with a nil error, as Go's clients
 // expect a response for every HTTP status; a *RetryAfterError when Retry-After went past the
 // deadline; otherwise the pipeline's error (a transport error, a rejection such as
-// circuitbreaker.ErrCallNotPermitted, a timeout). Every response body the caller does not get
-// is closed.
+// circuitbreaker.ErrCallNotPermitted, a timeout). A rejection of a later attempt (a breaker
+// that the earlier 5xx answers opened) ends the pipeline on the rejection, so RoundTrip returns
+// it, not the last 5xx. Every response body the caller does not get is closed.
 //
 // A TimeLimiter in the pipeline bounds each attempt up to its response headers; the body of
 // a successful response is then read under the request's own context. A successful response

@@ -492,6 +492,26 @@ func TestOpenOnRetryAfterWithRetry(t *testing.T) {
 	})
 }
 
+// A breaker that opens between two attempts of a retry refuses the next one: the caller gets
+// the rejection, not the last 5xx, as Resilience4j's Retry ends on CallNotPermittedException.
+func TestBreakerOpeningMidRetryReturnsTheRejection(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		a := &attempts{}
+		s := newServer(t, failing(a, 10, 503, nil), false)
+		b, r := patterns(t, circuitbreaker.Config{SlidingWindowSize: 2, MinimumNumberOfCalls: 2},
+			retry.Config{MaxAttempts: 4, WaitDuration: time.Second})
+		client := clientFor(t, s, levee.DefaultPipeline[*http.Response](levee.Patterns{Retry: r, CircuitBreaker: b}, nil), leveehttp.Config{})
+		resp, err := client.Get(s.URL)
+		assert.Nil(t, resp)
+		require.ErrorIs(t, err, circuitbreaker.ErrCallNotPermitted)
+		assert.True(t, levee.IsRejection(err))
+		var se *leveehttp.StatusError
+		assert.False(t, errors.As(err, &se), "the last 503 is not in the error")
+		assert.Equal(t, 2, a.count(), "two 503s opened the breaker; the third attempt was refused")
+		assert.Equal(t, circuitbreaker.Open, b.State())
+	})
+}
+
 // A breaker that is open refuses the request: the caller gets the rejection, and a request
 // body that was never sent is closed.
 func TestTransportRejectionClosesRequestBody(t *testing.T) {

@@ -64,6 +64,7 @@
 package leveeprom
 
 import (
+	"errors"
 	"fmt"
 	"regexp"
 	"slices"
@@ -153,6 +154,9 @@ func (b *breakerCalls) record(e circuitbreaker.Event) {
 	b.max[k].record(e.Time, e.Duration)
 }
 
+// errNilRegistry is the error of a collector made with a nil registry.
+var errNilRegistry = errors.New("leveeprom: NewCollector needs a *registry.Registry, got nil")
+
 var labelNameRE = regexp.MustCompile(`^[a-zA-Z_][a-zA-Z0-9_]*$`)
 
 func checkTagKeys(keys []string) error {
@@ -173,8 +177,9 @@ func checkTagKeys(keys []string) error {
 // included, under Resilience4j's Micrometer names (see the package documentation). It
 // subscribes to reg's events and to the events of each circuit breaker reg holds, now and
 // later, for the breakers' cumulative call figures; Close ends those subscriptions. An invalid
-// option (see WithTagKeys) makes a collector whose registration fails with the error; a nil
-// reg makes one that exports nothing.
+// option (see WithTagKeys), or a nil reg, makes a collector whose registration fails with the
+// error (Describe sends invalid descriptors, so prometheus.Registerer.Register returns it) and
+// whose collection reports it as an invalid metric.
 func NewCollector(reg *registry.Registry, opts ...Option) *Collector {
 	var o options
 	for _, opt := range opts {
@@ -188,6 +193,9 @@ func NewCollector(reg *registry.Registry, opts ...Option) *Collector {
 		err:         checkTagKeys(o.tagKeys),
 		unsubscribe: func() {},
 		breakers:    map[*circuitbreaker.CircuitBreaker]*breakerCalls{},
+	}
+	if reg == nil {
+		c.err = errNilRegistry
 	}
 	c.descs = newDescs(c.tagKeys, c.err)
 	if c.err != nil || reg == nil {

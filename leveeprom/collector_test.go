@@ -179,11 +179,25 @@ func TestInvalidTagKeysFailRegistration(t *testing.T) {
 	}
 }
 
-func TestNilRegistryAndOptions(t *testing.T) {
-	c := leveeprom.NewCollector(nil, nil)
-	c.Close()
+func TestNilOptionsAreSkipped(t *testing.T) {
+	c := leveeprom.NewCollector(registry.New(), nil)
+	defer c.Close()
 	assert.Equal(t, 0, testutil.CollectAndCount(c))
 	require.NoError(t, prometheus.NewPedanticRegistry().Register(c))
+}
+
+// A nil registry is refused where a Collector can refuse: its registration fails, naming the
+// problem, and a registry that skips Describe reports it at collection.
+func TestNilRegistryFailsRegistration(t *testing.T) {
+	c := leveeprom.NewCollector(nil, nil)
+	defer c.Close()
+	err := prometheus.NewPedanticRegistry().Register(c)
+	require.Error(t, err)
+	assert.Equal(t, `descriptor Desc{fqName: "", help: "", unit: "", constLabels: {}, variableLabels: {}} is invalid: `+
+		"leveeprom: NewCollector needs a *registry.Registry, got nil", err.Error())
+	_, err = testutil.CollectAndLint(c)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "leveeprom: NewCollector needs a *registry.Registry, got nil")
 }
 
 func TestInvalidUTF8NameFailsTheScrapeNotTheProcess(t *testing.T) {

@@ -2,6 +2,7 @@ package operators
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -144,11 +145,46 @@ func Window(n int) Option {
 
 // Watermark is the commit watermark of one operator, given to it with CommitWatermark: Load
 // returns the number of upstream value items, from the first, whose items have all been
-// emitted and acknowledged. It is stream.Watermark; see CommitWatermark.
-type Watermark = engine.Watermark
+// emitted and acknowledged, as stream.Watermark's; see CommitWatermark. Make one with
+// NewWatermark; its methods are safe for concurrent use. A zero Watermark is refused by
+// CommitWatermark, and its methods do nothing (Load returns 0).
+type Watermark struct{ w *engine.Watermark }
 
 // NewWatermark returns a Watermark at 0, to give to one operator with CommitWatermark.
-func NewWatermark() *Watermark { return engine.NewWatermark() }
+func NewWatermark() *Watermark { return &Watermark{w: engine.NewWatermark()} }
+
+// Load returns the watermark: the number of upstream value items from the first (index 0)
+// that are all done (every item emitted for them and acknowledged), so that the item of index
+// Load() is the first not done: the offset to commit. It starts at 0 and never goes down. An
+// element cut by a cancellation never becomes done, so Load stays below it.
+func (w *Watermark) Load() int {
+	if w == nil || w.w == nil {
+		return 0
+	}
+	return w.w.Load()
+}
+
+// Ack acknowledges one Result, received and handled by the observer, with its Index (after
+// MapResults): call it once per Result, in any order. An index below the watermark, or one
+// with no item left to acknowledge, is ignored. Use Ack or AckNext, not both, on one
+// Watermark.
+func (w *Watermark) Ack(index int) {
+	if w == nil || w.w == nil {
+		return
+	}
+	w.w.Ack(index)
+}
+
+// AckNext acknowledges the oldest item emitted and not yet acknowledged: call it once per
+// item read from levee's operator (a value or an error item alike), in the order read, when
+// the items carry no index (after Map, Filter or FlatMap). A call with nothing to acknowledge
+// is ignored. Use Ack or AckNext, not both, on one Watermark.
+func (w *Watermark) AckNext() {
+	if w == nil || w.w == nil {
+		return
+	}
+	w.w.AckNext()
+}
 
 // ErrWatermarkInUse is matched (errors.Is) by the error of an operator given a Watermark
 // another operator already has, and by the error item of a second subscription of an
@@ -181,7 +217,15 @@ var ErrWatermarkInUse = engine.ErrWatermarkInUse
 //
 // It applies to Map, MapResults, Filter and FlatMap.
 func CommitWatermark(w *Watermark) Option {
-	return emissionOption("CommitWatermark", func(em *engine.Settings) error { return em.SetWatermark(w) })
+	return emissionOption("CommitWatermark", func(em *engine.Settings) error {
+		if w == nil {
+			return em.SetWatermark(nil)
+		}
+		if w.w == nil {
+			return errors.New("CommitWatermark needs a *Watermark from NewWatermark, got a zero Watermark")
+		}
+		return em.SetWatermark(w.w)
+	})
 }
 
 // Unordered emits each result as soon as its call ends, instead of in input order; Result's

@@ -91,6 +91,18 @@ func TestWatermarkSecondSubscription(t *testing.T) {
 	require.EqualError(t, err, "operators: CommitWatermark needs a *Watermark from NewWatermark, got nil")
 }
 
+// TestZeroWatermark: a zero Watermark is refused by CommitWatermark, and its methods, as a
+// nil one's, do nothing rather than panic.
+func TestZeroWatermark(t *testing.T) {
+	_, err := operators.Map(nil, func(_ context.Context, v int) (int, error) { return v, nil }, operators.CommitWatermark(&operators.Watermark{}))
+	require.EqualError(t, err, "operators: CommitWatermark needs a *Watermark from NewWatermark, got a zero Watermark")
+	for _, w := range []*operators.Watermark{{}, nil} {
+		w.Ack(0)
+		w.AckNext()
+		assert.Equal(t, 0, w.Load())
+	}
+}
+
 // TestWatermarkProperty: over random sizes, concurrency, window, buffer, order, operator, call
 // durations, acknowledgement order (MapResults) and cancellation time, the watermark never
 // passes the first element the consumer has not received and acknowledged every item of,

@@ -2,6 +2,7 @@ package stream
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -165,14 +166,47 @@ func PauseWhileOpen(maxWait time.Duration) Option {
 // returns the number of input elements, from the first (Result.Index 0), whose Results have
 // all been sent and acknowledged with Ack, so that a consumer of a log or a queue can commit
 // that offset, or acknowledge the entries below it, without losing one. See CommitWatermark.
-//
-// Methods: Load() int, never decreasing; Ack(index int), once per Result received, with its
-// Index, in any order; or AckNext(), once per Result received, in the order received. All are
-// safe for concurrent use.
-type Watermark = engine.Watermark
+// Make one with NewWatermark; its methods are safe for concurrent use. A zero Watermark is
+// refused by CommitWatermark, and its methods do nothing (Load returns 0).
+type Watermark struct{ w *engine.Watermark }
 
 // NewWatermark returns a Watermark at 0, to give to one operator with CommitWatermark.
-func NewWatermark() *Watermark { return engine.NewWatermark() }
+func NewWatermark() *Watermark { return &Watermark{w: engine.NewWatermark()} }
+
+// Load returns the watermark: the number of input elements from the first (index 0) that are
+// all done (every Result sent and acknowledged), so that the element of index Load() is the
+// first not done: the offset to commit. It starts at 0, never goes down, and reaches the
+// number of input elements once each has yielded its Results and each has been acknowledged.
+// An element cut by a cancellation never becomes done, so Load stays below it.
+func (w *Watermark) Load() int {
+	if w == nil || w.w == nil {
+		return 0
+	}
+	return w.w.Load()
+}
+
+// Ack acknowledges one Result, received and handled by the consumer: call it once per Result
+// taken from the output, with the Result's Index, in any order. An index below the watermark,
+// or one with no Result left to acknowledge, is ignored. Use Ack or AckNext, not both, on one
+// Watermark.
+func (w *Watermark) Ack(index int) {
+	if w == nil || w.w == nil {
+		return
+	}
+	w.w.Ack(index)
+}
+
+// AckNext acknowledges the oldest Result sent on the output and not yet acknowledged: call it
+// once per Result taken from the output, in the order received, where the Index is not at
+// hand. Since a channel hands its items over in the order they were sent, the k-th call
+// acknowledges the k-th Result received. A call with nothing to acknowledge is ignored. Use
+// Ack or AckNext, not both, on one Watermark.
+func (w *Watermark) AckNext() {
+	if w == nil || w.w == nil {
+		return
+	}
+	w.w.AckNext()
+}
 
 // ErrWatermarkInUse is returned, wrapped, by an operator given a Watermark that another
 // operator already has: each operator needs its own.
@@ -205,7 +239,15 @@ var ErrWatermarkInUse = engine.ErrWatermarkInUse
 //
 // It applies to Map, Filter, FlatMap and Batch.
 func CommitWatermark(w *Watermark) Option {
-	return emissionOption("CommitWatermark", func(em *engine.Settings) error { return em.SetWatermark(w) })
+	return emissionOption("CommitWatermark", func(em *engine.Settings) error {
+		if w == nil {
+			return em.SetWatermark(nil)
+		}
+		if w.w == nil {
+			return errors.New("CommitWatermark needs a *Watermark from NewWatermark, got a zero Watermark")
+		}
+		return em.SetWatermark(w.w)
+	})
 }
 
 // Unordered sends each result as soon as its call ends, instead of in input order. The

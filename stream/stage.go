@@ -38,8 +38,8 @@ type stage[V, C, O any] struct {
 
 	engine      engine.Stage[V, Result[V, C]]
 	stopOnError bool
-	pause       *engine.Pause // PauseWhileOpen, nil without it
-	wm          *Watermark    // CommitWatermark, nil without it
+	pause       *engine.Pause     // PauseWhileOpen, nil without it
+	wm          *engine.Watermark // CommitWatermark, nil without it
 
 	// feed, when set, runs in a goroutine of its own before the stage starts and writes in
 	// (Batch's batcher). It must return once ctx is done.

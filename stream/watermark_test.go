@@ -120,6 +120,15 @@ func TestWatermarkOptionErrors(t *testing.T) {
 	require.Len(t, drain(out), 1)
 }
 
+// TestZeroWatermark: the methods of a zero or nil Watermark do nothing rather than panic.
+func TestZeroWatermark(t *testing.T) {
+	for _, w := range []*stream.Watermark{{}, nil} {
+		w.Ack(0)
+		w.AckNext()
+		assert.Equal(t, 0, w.Load())
+	}
+}
+
 // TestWatermarkProperty: over random sizes, concurrency, window, buffer, order, operator, call
 // durations, acknowledgement order and cancellation time, the watermark never passes the
 // first element the consumer has not received and acknowledged every Result of (nor one

@@ -48,3 +48,20 @@ func TestTypeMarker(t *testing.T) {
 	_, ok = TypeOf(errSentinel)
 	assert.False(t, ok)
 }
+
+// Type[error] is the catch-all entry (Java's java.lang.Exception in a configuration file):
+// errors.As into an error interface matches the first error of any chain.
+func TestTypeErrorMatchesEveryError(t *testing.T) {
+	l, err := Compile("RecordErrors", []error{Type[error]()})
+	require.NoError(t, err)
+	for _, e := range []error{
+		errors.New("plain"), errSentinel, &httpError{500}, fmt.Errorf("wrapped: %w", errSentinel),
+		errors.Join(errors.New("a"), errors.New("b")), fmt.Errorf("no chain"),
+	} {
+		assert.True(t, l.Match(e), e.Error())
+	}
+	assert.False(t, l.Match(nil))
+	typ, ok := TypeOf(Type[error]())
+	require.True(t, ok)
+	assert.Equal(t, reflect.TypeFor[error](), typ)
+}
