@@ -216,7 +216,10 @@ func TestChangeConfigHammer(t *testing.T) {
 			rem := br.RemainingWaitInOpenState()
 			okWindow := m.NumberOfBufferedCalls == 4 || m.NumberOfBufferedCalls == 8
 			okWait := rem == 10*time.Millisecond+1 || rem == 30*time.Millisecond+1
-			if !okWindow || !okWait || 2*m.NumberOfFailedCalls < m.NumberOfBufferedCalls {
+			// The failure count is not checked: outcomes of calls still running when the
+			// window decided go on landing in it until the OPEN period is in place, and a
+			// count-based window is a ring, so they may push out the failures that opened it.
+			if !okWindow || !okWait {
 				torn.Add(1)
 			}
 		})
