@@ -156,7 +156,9 @@ func NewWatermark() *Watermark { return &Watermark{w: engine.NewWatermark()} }
 // Load returns the watermark: the number of upstream value items from the first (index 0)
 // that are all done (every item emitted for them and acknowledged), so that the item of index
 // Load() is the first not done: the offset to commit. It starts at 0 and never goes down. An
-// element cut by a cancellation never becomes done, so Load stays below it.
+// element cut by a cancellation never becomes done, so Load stays below it. The operator
+// records an element's last item as emitted just after the send returns, so Load may count it
+// a moment after the consumer's Ack: it lags, never leads.
 func (w *Watermark) Load() int {
 	if w == nil || w.w == nil {
 		return 0

@@ -177,7 +177,9 @@ func NewWatermark() *Watermark { return &Watermark{w: engine.NewWatermark()} }
 // all done (every Result sent and acknowledged), so that the element of index Load() is the
 // first not done: the offset to commit. It starts at 0, never goes down, and reaches the
 // number of input elements once each has yielded its Results and each has been acknowledged.
-// An element cut by a cancellation never becomes done, so Load stays below it.
+// An element cut by a cancellation never becomes done, so Load stays below it. The operator
+// records an element's last Result as sent just after the send returns, so Load may count it a
+// moment after the consumer's Ack: it lags, never leads.
 func (w *Watermark) Load() int {
 	if w == nil || w.w == nil {
 		return 0
