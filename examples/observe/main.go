@@ -4,7 +4,7 @@
 // and under /levee/ the status API in the shapes of Resilience4j's actuator endpoints
 // (/levee/circuitbreakers, /levee/health, ...) and the live dashboard page (/levee/).
 //
-//	go run ./leveeprom/examples/observe -addr 127.0.0.1:9464
+//	go run ./examples/observe -addr 127.0.0.1:9464
 //
 // The scenario: a payment client calls a real HTTP gateway on 127.0.0.1 (examples/payment's)
 // that answers 503, through a rate limiter, a bulkhead and a circuit breaker (COUNT_BASED

@@ -155,7 +155,7 @@ func TestABadOverrideStopsTheRun(t *testing.T) {
 }
 
 func TestTheEmbeddedFileIsTheFixture(t *testing.T) {
-	fixture, err := os.ReadFile("../../testdata/application.yml")
+	fixture, err := os.ReadFile("../../leveeconfig/testdata/application.yml")
 	require.NoError(t, err)
 	assert.Equal(t, string(fixture), string(applicationYml))
 }

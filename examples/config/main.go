@@ -2,9 +2,9 @@
 // a Spring Boot application.yml written with Resilience4j's keys, and environment overrides
 // applied on top of it, as a Spring service tuned per environment without a rebuild:
 //
-//	go run ./leveeconfig/examples/config
-//	RESILIENCE4J_RETRY_INSTANCES_PAYMENT_MAXATTEMPTS=2 go run ./leveeconfig/examples/config
-//	go run ./leveeconfig/examples/config -config my-application.yml
+//	go run ./examples/config
+//	RESILIENCE4J_RETRY_INSTANCES_PAYMENT_MAXATTEMPTS=2 go run ./examples/config
+//	go run ./examples/config -config my-application.yml
 //
 // It prints the instances the file declares and their effective settings (each value with the
 // line or variable that set it, or "default"), the warnings, and the pipeline's order; then it
