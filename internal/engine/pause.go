@@ -94,12 +94,18 @@ func (p *Pause) hold(done <-chan struct{}, try func() (refused bool)) (paused ti
 	// subscribed (a bulkhead's permit given back meanwhile).
 	first, last := true, false
 	for {
-		select { // an event already reflected by what RetryAfter reads
+		// An event that came during the last try is reflected by what RetryAfter reads when
+		// the clock says how long the refusal lasts; when it does not (0), the event may be
+		// the refusal's end (a HALF_OPEN breaker closing while the try was refused), so the
+		// element is tried again at once rather than left to wait for a later event.
+		woke := false
+		select {
 		case <-wakec:
+			woke = true
 		default:
 		}
 		after := p.RetryAfter()
-		if after > 0 || !first {
+		if after > 0 || (!first && !woke) {
 			var tick <-chan time.Time
 			var t *time.Timer
 			if after > 0 {

@@ -104,3 +104,30 @@ func TestPauseDoneWhileHeldOrWaiting(t *testing.T) {
 		assert.Empty(t, p.sem)
 	})
 }
+
+// The refusal ends by an event that comes while a retry is being refused (a HALF_OPEN breaker
+// whose probes are taken closes as the held element asks): with no time by the clock to wait
+// for, the element is tried again at once instead of waiting for a later event that may never
+// come (it waited MaxWait and was answered as refused).
+func TestPauseEventDuringARefusedRetryIsNotLost(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var wake func()
+		tries := 0
+		p := NewPause(5*time.Second, func(w func()) func() { wake = w; return func() {} },
+			func() time.Duration { return 0 })
+		try := func() bool {
+			tries++
+			if tries == 2 { // the retry is refused, and the refusal ends meanwhile
+				wake()
+				return true
+			}
+			return tries < 2
+		}
+		start := time.Now()
+		paused, ok := p.Call(make(chan struct{}), try)
+		assert.True(t, ok)
+		assert.Equal(t, 3, tries)
+		assert.Equal(t, time.Duration(0), paused)
+		assert.Equal(t, time.Duration(0), time.Since(start), "not held until MaxWait")
+	})
+}
