@@ -1,11 +1,10 @@
 package async_test
 
-// Tests named after the rules of RESILIENCE4J.md that concern futures: §10 item 7, §1.9
-// (breaker decorators of CompletionStage and Future), §4 (ThreadPoolBulkhead) and §6
-// (TimeLimiter with futures). Other tests of those rules live next to the feature they test:
-// TestFutureCancellationReleasesPermits (§1.9), TestTimeLimiterCancelsTheRunningFuture (§6),
+// Tests named after Resilience4j's rules that concern futures: the breaker decorators of
+// CompletionStage and Future, the ThreadPoolBulkhead and the TimeLimiter with futures. Other tests of those rules live next to the feature they test:
+// TestFutureCancellationReleasesPermits, TestTimeLimiterCancelsTheRunningFuture,
 // TestThreadPoolBulkheadAdmissionFollowsThreadPoolExecutor and TestPoolEventsFollowResilience4jTiming
-// (§4), TestCompletableFutureThrowWhileBuildingReachesTheFallback (the fallbacks article).
+// TestCompletableFutureThrowWhileBuildingReachesTheFallback (the fallbacks article).
 
 import (
 	"context"

@@ -14,7 +14,7 @@ import (
 )
 
 // The reference model: a direct, unoptimised transcription of Resilience4j's state machine
-// (RESILIENCE4J.md §1) plus levee's differences, kept as plain lists. Each period is its own
+// plus levee's differences, kept as plain lists. Each period is its own
 // mState: a permit remembers the one that granted it, and its outcome or release counts only
 // there (an outcome only while that period is still the current one).
 

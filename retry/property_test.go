@@ -35,8 +35,8 @@ type modelOutcome struct {
 	m       retry.Metrics
 }
 
-// model is Resilience4j's synchronous algorithm (RESILIENCE4J.md §2.2) with levee's rules, written
-// as plainly as possible.
+// model is Resilience4j's synchronous retry algorithm with levee's rules, written as plainly as
+// possible.
 func model(maxAttempts int, intervals []time.Duration, predicate, failAfter bool, attempts []kind) modelOutcome {
 	var o modelOutcome
 	failed := 0

@@ -1,7 +1,7 @@
 package retry_test
 
-// Tests named after RESILIENCE4J.md §10 item 9 ("Things a reimplementation most often gets
-// wrong") and after the cases users hit in other libraries.
+// Tests named after the points of Resilience4j's Retry that reimplementations most often get
+// wrong, and after the cases users hit in other libraries.
 
 import (
 	"context"
