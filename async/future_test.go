@@ -276,7 +276,7 @@ func TestCancelAfterCompletionChangesNothing(t *testing.T) {
 	assert.Equal(t, 5, v)
 }
 
-// Resilience4j §6, TimeLimiter with futures, cancelRunningFuture: at the deadline the future
+// Resilience4j: TimeLimiter with futures, cancelRunningFuture: at the deadline the future
 // completes with the timeout and the call's context is cancelled.
 func TestTimeLimiterCancelsTheRunningFuture(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {

@@ -61,7 +61,7 @@ func (e *poolEvents) get() []async.WorkerPoolEventType {
 	return append([]async.WorkerPoolEventType(nil), e.types...)
 }
 
-// Resilience4j §4: admission follows ThreadPoolExecutor — a new worker below the core size,
+// Resilience4j: admission follows ThreadPoolExecutor — a new worker below the core size,
 // then the queue, then new workers up to the maximum, then a synchronous BulkheadFull.
 func TestThreadPoolBulkheadAdmissionFollowsThreadPoolExecutor(t *testing.T) {
 	pool := newPool(t, async.WorkerPoolConfig{CoreThreadPoolSize: 2, MaxThreadPoolSize: 4, QueueCapacity: 2})

@@ -1,10 +1,10 @@
 package async_test
 
 // Tests named after Resilience4j's rules that concern futures: the breaker decorators of
-// CompletionStage and Future, the ThreadPoolBulkhead and the TimeLimiter with futures. Other tests of those rules live next to the feature they test:
-// TestFutureCancellationReleasesPermits, TestTimeLimiterCancelsTheRunningFuture,
-// TestThreadPoolBulkheadAdmissionFollowsThreadPoolExecutor and TestPoolEventsFollowResilience4jTiming
-// TestCompletableFutureThrowWhileBuildingReachesTheFallback (the fallbacks article).
+// CompletionStage and Future, the ThreadPoolBulkhead and the TimeLimiter with futures. Other
+// tests of those rules live next to the feature they test: TestFutureCancellationReleasesPermits,
+// TestTimeLimiterCancelsTheRunningFuture, TestThreadPoolBulkheadAdmissionFollowsThreadPoolExecutor,
+// TestPoolEventsFollowResilience4jTiming and TestCompletableFutureThrowWhileBuildingReachesTheFallback.
 
 import (
 	"context"
@@ -37,7 +37,7 @@ func TestPitfall7_PanicInAFutureIsRecordedAndReleasesItsPermits(t *testing.T) {
 	assert.Equal(t, 1, bh.Metrics().AvailableConcurrentCalls)
 }
 
-// §1.9, CompletionStage decorator: a rejection is a failed future, never a synchronous throw,
+// CompletionStage decorator: a rejection is a failed future, never a synchronous throw,
 // and the call is not invoked.
 func TestCompletionStageRejectionIsAFailedFuture(t *testing.T) {
 	cb := newBreaker(t, circuitbreaker.Config{InitialState: circuitbreaker.Open})
@@ -50,7 +50,7 @@ func TestCompletionStageRejectionIsAFailedFuture(t *testing.T) {
 	assert.Equal(t, 1, cb.Metrics().NumberOfNotPermittedCalls)
 }
 
-// §4: a task's error fails its future. Resilience4j wraps it once in a CompletionException;
+// a task's error fails its future. Resilience4j wraps it once in a CompletionException;
 // levee returns it unchanged.
 func TestThreadPoolBulkheadTaskErrorFailsTheFutureUnwrapped(t *testing.T) {
 	pool := newPool(t, async.WorkerPoolConfig{CoreThreadPoolSize: 1, MaxThreadPoolSize: 1})

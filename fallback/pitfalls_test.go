@@ -91,7 +91,7 @@ func TestRuleRejectionByAnOpenBreakerReachesTheFallback(t *testing.T) {
 	assert.True(t, out.Fallback)
 }
 
-// Resilience4j §9: with a single candidate that does not match the exception, the original is
+// Resilience4j: with a single candidate that does not match the exception, the original is
 // rethrown. levee: the very same error value comes back, and the use is counted as unhandled.
 func TestRuleLoneNonMatchingHandlerReturnsTheOriginal(t *testing.T) {
 	f := labelled(t, fallback.OnError(errNotFound, fallback.Value(0)))
@@ -101,7 +101,7 @@ func TestRuleLoneNonMatchingHandlerReturnsTheOriginal(t *testing.T) {
 	assert.Equal(t, fallback.Metrics{NumberOfUnhandledErrors: 1}, f.Metrics())
 }
 
-// Resilience4j §9: with several candidates the closest exception class wins (walking
+// Resilience4j: with several candidates the closest exception class wins (walking
 // superclasses). levee: the closest link of the chain wins (walking wrappers outward-in).
 func TestRuleClosestExceptionTypeWins(t *testing.T) {
 	f := labelled(t,

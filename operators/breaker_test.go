@@ -45,7 +45,7 @@ func TestCircuitBreakerRecordsACompletedStreamAsOneSuccess(t *testing.T) {
 	assert.Equal(t, 1, m.NumberOfBufferedCalls)
 }
 
-// Resilience4j §10.11: a Flux breaker records success only at completion (or on a cancel
+// Resilience4j: a Flux breaker records success only at completion (or on a cancel
 // after items), never per item.
 func TestFluxBreakerRecordsSuccessOnlyAtCompletion(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {

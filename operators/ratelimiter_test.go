@@ -16,7 +16,7 @@ import (
 	"github.com/levee-go/levee/retry"
 )
 
-// Resilience4j §10.11: the rate limiter reserves once per subscription, whatever the number
+// Resilience4j: the rate limiter reserves once per subscription, whatever the number
 // of items.
 func TestRateLimiterReservesOncePerSubscription(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {

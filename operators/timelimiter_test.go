@@ -40,7 +40,7 @@ func limit(t *testing.T, tl *timelimiter.TimeLimiter, b operators.TimeBound) ope
 	return op
 }
 
-// Resilience4j §10.11: a TimeLimiter on a Flux bounds each item, not the whole stream.
+// Resilience4j: a TimeLimiter on a Flux bounds each item, not the whole stream.
 func TestTimeLimiterOnFluxIsPerItem(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		tl := newTimeLimiter(t, time.Second)

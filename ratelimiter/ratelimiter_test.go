@@ -14,7 +14,7 @@ import (
 	"github.com/levee-go/levee/ratelimiter"
 )
 
-// Resilience4j §10 item 10: cycles are counted from the limiter's creation, not from the wall
+// Resilience4j: cycles are counted from the limiter's creation, not from the wall
 // clock's round seconds.
 func TestCyclesAreRelativeToCreation(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
@@ -34,7 +34,7 @@ func TestCyclesAreRelativeToCreation(t *testing.T) {
 	})
 }
 
-// Resilience4j §10 item 10: unused permissions do not accumulate beyond the limit.
+// Resilience4j: unused permissions do not accumulate beyond the limit.
 func TestUnusedPermitsDoNotAccumulate(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		rl := newLimiter(t, 3, time.Second, 5*time.Second)
@@ -52,7 +52,7 @@ func TestUnusedPermitsDoNotAccumulate(t *testing.T) {
 	})
 }
 
-// Resilience4j §10 item 10: reservations make the available permissions negative.
+// Resilience4j: reservations make the available permissions negative.
 func TestReservationsMakePermissionsNegative(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		rl := newLimiter(t, 2, time.Second, 5*time.Second)
@@ -84,7 +84,7 @@ func TestReservationsMakePermissionsNegative(t *testing.T) {
 	})
 }
 
-// Resilience4j §10 item 10 says a rejected blocking caller still waits the full timeout; levee
+// Resilience4j says a rejected blocking caller still waits the full timeout; levee
 // refuses it at once, taking nothing.
 func TestRejectedCallerIsRefusedAtOnce(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
@@ -110,7 +110,7 @@ func TestRejectedCallerIsRefusedAtOnce(t *testing.T) {
 	})
 }
 
-// Resilience4j §10 item 10 says an interrupted waiter does not give its reservation back; levee
+// Resilience4j says an interrupted waiter does not give its reservation back; levee
 // gives it back when it is the last one.
 func TestCancelledWaiterGivesReservationBack(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
