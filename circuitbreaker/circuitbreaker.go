@@ -41,6 +41,7 @@ type CircuitBreaker struct {
 
 	state  atomic.Pointer[circuitState]
 	events event.Publisher[Event]
+	gate   transitionGate // publishes the transitions' events in their order
 
 	mu     sync.Mutex   // serialises ChangeConfig; guards logger and unlog
 	logger *slog.Logger // Config.Logger in force
@@ -110,6 +111,7 @@ func New(name string, cfg Config) (*CircuitBreaker, error) {
 		st = cb.newMetricsOnly()
 	}
 	cb.state.Store(st)
+	cb.gate.next = st.seq + 1
 	cb.setLoggerLocked(c.Logger) // cb is not shared yet
 	cb.arm(st)
 	return cb, nil

@@ -162,9 +162,11 @@ func (cb *CircuitBreaker) initialEvent() (Event, bool) {
 // OnStateChange registers fn to be called with the states of every transition of the breaker
 // (from != to), as gobreaker's Settings.OnStateChange, and returns the function that removes
 // it; calling that more than once is harmless. It is Subscribe filtered on
-// EventStateTransition, so the common case needs no type switch: fn runs synchronously on the
-// goroutine that made the transition, after the state has changed and outside every lock, so
-// it may call the breaker (State, Metrics, even a transition); a panic in fn is recovered.
+// EventStateTransition, so the common case needs no type switch. Transitions are delivered in
+// the order they happened: fn runs on the goroutine that made the transition (or, when several
+// goroutines transition at once, on the one delivering an earlier transition), after the state
+// has changed and outside every lock, so it may call the breaker (State, Metrics, even a
+// transition, whose event comes once fn has returned); a panic in fn is recovered.
 // A nil fn or a nil cb registers nothing.
 func (cb *CircuitBreaker) OnStateChange(fn func(from, to State)) (unsubscribe func()) {
 	if cb == nil || fn == nil {

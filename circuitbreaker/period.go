@@ -11,6 +11,7 @@ import (
 // already opened" are identities that compare-and-swap can test.
 type circuitState struct {
 	kind     State
+	seq      uint64        // the number of the transition that installed it (New's: 0)
 	set      *settings     // the config this period was built with, for its whole life
 	attempts int           // openings since the last CLOSED; drives WaitIntervalFunctionInOpenState
 	metrics  *stateMetrics // OPEN shares the metrics of the state it came from

@@ -12,12 +12,16 @@ func (cb *CircuitBreaker) swap(cur, next *circuitState) bool {
 // swapExceeded is swap for a CLOSED period that opens on its thresholds: the
 // *_RATE_EXCEEDED events of v come between the installation and STATE_TRANSITION.
 func (cb *CircuitBreaker) swapExceeded(cur, next *circuitState, v verdict, fr, sr float32) bool {
+	next.seq = cur.seq + 1 // next is not shared until the swap succeeds
 	if !cb.state.CompareAndSwap(cur, next) {
 		return false
 	}
 	cur.leave()
-	cb.publishExceeded(v, fr, sr)
-	cb.publishTransition(cur.kind, next.kind)
+	from, to := cur.kind, next.kind
+	cb.gate.deliver(next.seq, func() {
+		cb.publishExceeded(v, fr, sr)
+		cb.publishTransition(from, to)
+	})
 	cb.arm(next)
 	return true
 }
@@ -139,10 +143,20 @@ func (cb *CircuitBreaker) Reset() {
 		return
 	}
 	next := cb.newClosed()
-	old := cb.state.Swap(next)
-	old.leave()
-	cb.publishTransition(old.kind, Closed)
-	if cb.events.Active() {
-		cb.publish(Event{Type: EventReset})
+	var old *circuitState
+	for {
+		old = cb.state.Load()
+		next.seq = old.seq + 1
+		if cb.state.CompareAndSwap(old, next) {
+			break
+		}
 	}
+	old.leave()
+	from := old.kind
+	cb.gate.deliver(next.seq, func() {
+		cb.publishTransition(from, Closed)
+		if cb.events.Active() {
+			cb.publish(Event{Type: EventReset})
+		}
+	})
 }
