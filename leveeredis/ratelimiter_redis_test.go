@@ -136,9 +136,10 @@ func consumed(t *testing.T, c *redis.Client, name string, limit int) int {
 }
 
 // A stalled Redis (CLIENT PAUSE, DEBUG SLEEP): checks return within StoreTimeout and fall back
-// to the local share; the checks that timed out here and ran in Redis after the stall took
-// nothing, so every permission Redis counts is one a caller was granted.
-func TestRedisStallLosesNoPermit(t *testing.T) {
+// to the local share; the checks that timed out here and ran in Redis after their deadline took
+// nothing, so Redis never counts more permissions than callers were granted plus the checks
+// that failed (one answered just too late), and never admits more than it counted.
+func TestRedisStallNeverOverAdmits(t *testing.T) {
 	s := startRLRedis(t)
 	for _, stall := range []struct {
 		name string
@@ -173,7 +174,13 @@ func TestRedisStallLosesNoPermit(t *testing.T) {
 			worst := slowest()
 
 			m := rl.Metrics()
-			assert.Equal(t, int(m.Permitted), consumed(t, admin, name, limit), "%+v", m)
+			// Never more admitted than Redis counted. A check that timed out while Redis was
+			// stalled may still have been counted there when Redis ran it within its deadline
+			// but answered too late: a permission lost to the fleet (never an extra admission),
+			// at most one per failed check.
+			used := consumed(t, admin, name, limit)
+			assert.GreaterOrEqual(t, used, int(m.Permitted), "%+v", m)
+			assert.LessOrEqual(t, used-int(m.Permitted), int(m.StoreFailures), "%+v", m)
 			assert.Equal(t, uint64(share), m.LocalPermitted, "%+v", m)
 			assert.GreaterOrEqual(t, m.Episodes, uint64(1)) // slow checks under load may open the breaker again
 			assert.Equal(t, uint64(0), m.Refused)
