@@ -45,10 +45,14 @@ func ExampleSharedBreaker() {
 	b, closeB := replica()
 	defer closeB()
 
-	opened := make(chan struct{})
+	// B's transition comes on B's subscription goroutine, maybe while A is still printing:
+	// it is printed once A is done.
+	opened := make(chan string, 1)
 	b.CircuitBreaker().OnStateChange(func(from, to circuitbreaker.State) {
-		fmt.Printf("replica B: %v -> %v\n", from, to)
-		close(opened)
+		select {
+		case opened <- fmt.Sprintf("replica B: %v -> %v", from, to):
+		default: // only the first transition is shown
+		}
 	})
 
 	unavailable := errors.New("503 from the payment API")
@@ -58,7 +62,7 @@ func ExampleSharedBreaker() {
 		})
 		fmt.Println("replica A:", err)
 	}
-	<-opened // one publish later, not one polling interval
+	fmt.Println(<-opened) // one publish later, not one polling interval
 
 	_, err := leveeredis.Execute(context.Background(), b, func(context.Context) (string, error) {
 		return "paid", nil
