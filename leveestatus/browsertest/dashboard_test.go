@@ -154,9 +154,13 @@ func TestDashboardShowsABreakerTurningRed(t *testing.T) {
 	assert.Less(t, time.Since(start), time.Second)
 
 	// The card carries the state too, and lists the transition.
-	card, err := chromedp.Run(ctx, chromedp.Evaluate[string](
+	// The badge may turn red from a snapshot a moment before the transition's own event
+	// lists it: wait for the list.
+	card, err := chromedp.Run(ctx, chromedp.Poll[string](
 		`(() => { const c = document.querySelector('article[data-name="payment"][data-pattern="circuitbreaker"]');
-		return c.dataset.state + " | " + c.querySelector(".trans li span").textContent; })()`))
+		const li = c && c.querySelector(".trans li span");
+		return li ? c.dataset.state + " | " + li.textContent : false; })()`,
+		chromedp.WithPollingTimeout(time.Second)))
 	require.NoError(t, err)
 	assert.Equal(t, "OPEN | CLOSED → OPEN", card)
 
