@@ -92,12 +92,14 @@ func (p *Pause) hold(done <-chan struct{}, try func() (refused bool)) (paused ti
 	}
 	// Try once at once if nothing tells when to: the refusal may have ended before Watch
 	// subscribed (a bulkhead's permit given back meanwhile).
-	first, last := true, false
+	first, last, skipped := true, false, false
 	for {
 		// An event that came during the last try is reflected by what RetryAfter reads when
 		// the clock says how long the refusal lasts; when it does not (0), the event may be
 		// the refusal's end (a HALF_OPEN breaker closing while the try was refused), so the
-		// element is tried again at once rather than left to wait for a later event.
+		// element is tried again at once rather than left to wait for a later event. Only
+		// once in a row: the try itself may cause such an event (a bulkhead outside the
+		// breaker finishing the refused call), and retrying on it again would never wait.
 		woke := false
 		select {
 		case <-wakec:
@@ -105,7 +107,9 @@ func (p *Pause) hold(done <-chan struct{}, try func() (refused bool)) (paused ti
 		default:
 		}
 		after := p.RetryAfter()
-		if after > 0 || (!first && !woke) {
+		now := after == 0 && (first || (woke && !skipped))
+		skipped = now && !first
+		if !now {
 			var tick <-chan time.Time
 			var t *time.Timer
 			if after > 0 {
