@@ -57,11 +57,8 @@ func (s *redisServer) start() {
 	require.NoError(s.t, s.cmd.Start())
 	c := redis.NewClient(&redis.Options{Addr: s.addr(), DisableIdentity: true})
 	defer c.Close()
-	deadline := time.Now().Add(5 * time.Second)
-	for c.Ping(context.Background()).Err() != nil {
-		require.True(s.t, time.Now().Before(deadline), "redis-server did not answer PING")
-		time.Sleep(10 * time.Millisecond)
-	}
+	require.Eventually(s.t, func() bool { return c.Ping(context.Background()).Err() == nil },
+		5*time.Second, 10*time.Millisecond, "redis-server did not answer PING")
 }
 
 // kill ends the server at once (SIGKILL), as a crash.

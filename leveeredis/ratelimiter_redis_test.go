@@ -63,11 +63,8 @@ func (s *rlRedisServer) start() {
 	require.NoError(s.t, s.cmd.Start())
 	c := redis.NewClient(&redis.Options{Addr: s.addr(), MaxRetries: -1})
 	defer func() { _ = c.Close() }()
-	deadline := time.Now().Add(5 * time.Second)
-	for c.Ping(context.Background()).Err() != nil {
-		require.True(s.t, time.Now().Before(deadline), "redis-server did not answer PING")
-		time.Sleep(10 * time.Millisecond)
-	}
+	require.Eventually(s.t, func() bool { return c.Ping(context.Background()).Err() == nil },
+		5*time.Second, 10*time.Millisecond, "redis-server did not answer PING")
 }
 
 // kill stops the server at once (SIGKILL) and waits for it.
@@ -95,13 +92,17 @@ func (s *rlRedisServer) client(t *testing.T) *redis.Client {
 	return c
 }
 
-// longCycle returns a period so long that the test runs within one cycle.
+// longCycle returns a period so long that the test runs within one cycle: a day, or 25 hours
+// when the day's cycle (aligned on the Unix epoch) ends within the minute.
 func longCycle(t *testing.T) time.Duration {
-	const period = 24 * time.Hour
-	if left := period - time.Duration(time.Now().UnixNano())%period; left < time.Minute {
-		time.Sleep(left) // just before midnight UTC: start in the next cycle
+	t.Helper()
+	for _, period := range []time.Duration{24 * time.Hour, 25 * time.Hour} {
+		if period-time.Duration(time.Now().UnixNano())%period >= time.Minute {
+			return period
+		}
 	}
-	return period
+	t.Fatal("no cycle of 24 or 25 hours has a minute left") // the two boundaries are hours apart
+	return 0
 }
 
 // hammer runs checks from 8 goroutines until stop is closed, and reports the slowest check.
@@ -110,18 +111,19 @@ func hammer(rl *leveeredis.RateLimiter, stop <-chan struct{}) (slowest func() ti
 	var wg sync.WaitGroup
 	for range 8 {
 		wg.Go(func() {
+			pace := time.NewTicker(time.Millisecond) // a check a millisecond per goroutine
+			defer pace.Stop()
 			for {
 				select {
 				case <-stop:
 					return
-				default:
+				case <-pace.C:
 				}
 				start := time.Now()
 				_ = rl.AcquirePermission(context.Background(), 1)
 				d := int64(time.Since(start))
 				for w := worst.Load(); d > w && !worst.CompareAndSwap(w, d); w = worst.Load() {
 				}
-				time.Sleep(time.Millisecond)
 			}
 		})
 	}
