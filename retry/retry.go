@@ -279,32 +279,19 @@ func compile(cfg Config) (*settings, error) {
 	}, nil
 }
 
-// compileErrors checks and compiles one of the error lists. A sentinel entry (not made by
-// levee.ErrorType) must be a levee rejection in RetryRejections and must not be one in the other
-// lists, which never see rejections: such an entry could never match.
+// compileErrors checks and compiles one of the error lists by the rule every pattern shares
+// (errmatch.CompileField): a sentinel entry must be a levee rejection in RetryRejections and
+// must not be one in the other lists, which never see rejections: such an entry could never
+// match.
 func compileErrors(field string, entries []error) (errmatch.List, error) {
-	rejections := field == "RetryRejections"
-	list, err := errmatch.Compile("retry: "+field, entries)
-	if err != nil {
-		return errmatch.List{}, err
+	f := errmatch.Field{Package: "retry", Name: field, Instead: "RetryRejections"}
+	switch field {
+	case "RetryRejections":
+		f.Rejections, f.Instead = true, "RetryErrors"
+	case "IgnoreErrors":
+		f.Unless = "not retried"
 	}
-	for i, e := range entries {
-		if _, marker := errmatch.TypeOf(e); marker || reject.Is(e) == rejections {
-			continue
-		}
-		switch field {
-		case "RetryRejections":
-			return errmatch.List{}, fmt.Errorf("retry: %s[%d] must be a levee rejection (levee.IsRejection) "+
-				"or levee.ErrorType[E](), got %q; list other errors in RetryErrors", field, i, e.Error())
-		case "RetryErrors":
-			return errmatch.List{}, fmt.Errorf("retry: %s[%d] must not be a levee rejection, got %q; "+
-				"list it in RetryRejections", field, i, e.Error())
-		default:
-			return errmatch.List{}, fmt.Errorf("retry: %s[%d] must not be a levee rejection, got %q; "+
-				"a rejection is not retried unless RetryRejections lists it", field, i, e.Error())
-		}
-	}
-	return list, nil
+	return errmatch.CompileField(f, entries)
 }
 
 // Name returns the name given to New.
