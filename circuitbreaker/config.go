@@ -123,8 +123,8 @@ type Config struct {
 	// bulkhead.ErrBulkheadFull. Entries are matched like RecordErrors'; a sentinel entry must
 	// itself be a levee rejection. A rejection it does not match is ignored (the permission
 	// goes back, nothing is recorded), and no other list or predicate ever sees a rejection:
-	// the dependency was never called. levee.AnyRejection() matches every rejection, as
-	// Resilience4j records them all. [nil: no rejection is recorded]
+	// the dependency was never called. RecordRejections: levee.AllRejections() records every
+	// rejection, as Resilience4j records them all. [nil: no rejection is recorded]
 	RecordRejections []error
 	// IgnoreErrors lists the errors that count as neither success nor failure: the permit is
 	// handed back and nothing is recorded. Ignoring is checked first, so it wins over

@@ -71,8 +71,9 @@ type Config struct {
 	// by this list alone: retried when it matches, returned at once otherwise — RetryErrors,
 	// IgnoreErrors and RetryOnErrorPredicate never see it. Empty (the default) retries no
 	// rejection. Resilience4j's behaviour, retrying a call refused by an inner breaker, is
-	// RetryRejections: []error{circuitbreaker.ErrCallNotPermitted}, and levee.AnyRejection()
-	// retries every rejection, as Resilience4j does by default. Nil entries, and sentinels that
+	// RetryRejections: []error{circuitbreaker.ErrCallNotPermitted}, and
+	// RetryRejections: levee.AllRejections() retries every rejection, as Resilience4j does by
+	// default. Nil entries, and sentinels that
 	// are not levee rejections, are refused.
 	RetryRejections []error
 
