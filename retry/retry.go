@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -22,9 +23,12 @@ const (
 )
 
 // NoWait is the WaitDuration for retrying at once (Resilience4j's waitDuration 0). It exists
-// because the zero WaitDuration means the default of 500ms; NoWait (−1ns) is the only negative
-// WaitDuration New accepts.
-const NoWait time.Duration = -1
+// because the zero WaitDuration means the default of 500ms. Its value is the smallest
+// time.Duration (math.MinInt64 nanoseconds), which no typo, arithmetic slip or guess such as
+// −1 reaches: NoWait is the only negative WaitDuration New and ChangeConfig accept, and every
+// other one (−1 included) is refused with an error naming the field. Always write the
+// constant, never its value; Config returns it as given, so the result goes back to New.
+const NoWait time.Duration = math.MinInt64
 
 // Config configures a Retry. The zero value of every field means its default, so Config{}
 // behaves as Resilience4j's RetryConfig.ofDefaults(), except that rejections by levee's own
@@ -35,8 +39,8 @@ type Config struct {
 	MaxAttempts int
 
 	// WaitDuration is the constant wait before each retry. 0 means DefaultWaitDuration (500ms)
-	// when no interval function is set; use NoWait to retry at once. Other negative values are
-	// refused, and so is a WaitDuration set together with IntervalFunction or
+	// when no interval function is set; use NoWait to retry at once. Other negative values, −1
+	// included, are refused, and so is a WaitDuration set together with IntervalFunction or
 	// IntervalBiFunction. It is used to the nanosecond.
 	WaitDuration time.Duration
 
