@@ -10,6 +10,7 @@ import (
 
 	"github.com/levee-go/levee/internal/event"
 	"github.com/levee-go/levee/internal/logging"
+	"github.com/levee-go/levee/internal/waiters"
 )
 
 // Default values, as Resilience4j's BulkheadConfig.
@@ -115,7 +116,7 @@ type Bulkhead struct {
 	waiting atomic.Int64
 
 	mu    sync.Mutex // guards queue and the logger; never held across a user's call or an event consumer
-	queue waitQueue
+	queue waiters.Queue[struct{}]
 
 	logger *slog.Logger // Config.Logger
 	unlog  func()       // removes the logger's event consumer
