@@ -18,10 +18,9 @@ const (
 // cycle be refused at once instead of reserving one of a later cycle. It exists because the
 // zero value of Config.TimeoutDuration means the default of 5s. Its value is the smallest
 // time.Duration (math.MinInt64 nanoseconds), which no typo, arithmetic slip or guess such as
-// −1 reaches: NoWait is the only negative TimeoutDuration New, ChangeConfig and
-// ChangeTimeoutDuration accept, and every other one (−1 included) is refused with an error
-// naming the field. Always write the constant, never its value; Config returns it, so the
-// result goes back to New.
+// −1 reaches: NoWait is the only negative TimeoutDuration New and ChangeTimeoutDuration
+// accept, and every other one (−1 included) is refused with an error naming the field. Always
+// write the constant, never its value; Config returns it, so the result goes back to New.
 const NoWait time.Duration = math.MinInt64
 
 // MaxReservablePermissions bounds LimitForPeriod × (TimeoutDuration/LimitRefreshPeriod + 2): the
