@@ -135,3 +135,22 @@ func TestAwait(t *testing.T) {
 		assert.Equal(t, "permit", v)
 	})
 }
+
+// A grant made as the caller's context ended is found on leaving: the cancellation wins, and
+// the caller gets the value to give back.
+func TestAwaitCancelledAsGranted(t *testing.T) {
+	var mu sync.Mutex
+	var q Queue[string]
+	w := q.Push()
+	mu.Lock()
+	q.Grant("permit")
+	w.ready = make(chan struct{}) // as if Await had not yet seen the close
+	mu.Unlock()
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	lefts := 0
+	v, res := q.Await(ctx, w, time.Minute, &mu, func() { lefts++ })
+	assert.Equal(t, CancelledGranted, res)
+	assert.Equal(t, "permit", v)
+	assert.Equal(t, 0, lefts)
+}
