@@ -109,3 +109,32 @@ func ExampleMust() {
 	fmt.Println(hits, err, limiter.Metrics().AvailablePermissions)
 	// Output: [levee dam] <nil> 99
 }
+
+// AllRejections opts in every kind of rejection at once: this retry retries a full bulkhead's
+// refusal, which it would otherwise return at once, as Resilience4j's Retry does by default.
+// The other call holding the bulkhead's only slot finishes after the first refusal.
+func ExampleAllRejections() {
+	bh, _ := bulkhead.New("inventory", bulkhead.Config{MaxConcurrentCalls: 1})
+	rt, _ := retry.New("inventory", retry.Config{
+		MaxAttempts: 3, WaitDuration: retry.NoWait,
+		RetryRejections: levee.AllRejections(),
+	})
+	_ = bh.Acquire(context.Background()) // the other call
+	unsubscribe := rt.Subscribe(func(e retry.Event) {
+		fmt.Printf("%s after %v\n", e.Type, e.LastErr)
+		if e.Type == retry.EventRetry {
+			bh.Release() // the other call finishes
+		}
+	})
+	defer unsubscribe()
+
+	reserve := levee.Compose[string]().WithBulkhead(bh).WithRetry(rt)
+	status, err := reserve.Execute(context.Background(), func(context.Context) (string, error) {
+		return "RESERVED", nil
+	})
+	fmt.Println(status, err)
+	// Output:
+	// RETRY after bulkhead: Bulkhead 'inventory' is full and does not permit further calls
+	// SUCCESS after bulkhead: Bulkhead 'inventory' is full and does not permit further calls
+	// RESERVED <nil>
+}

@@ -82,11 +82,23 @@ func ErrorType[E error]() error { return errmatch.Type[E]() }
 // yours with that method counts as a rejection too.
 func IsRejection(err error) bool { return reject.Is(err) }
 
-// AnyRejection returns an entry for the lists named for rejections,
-// retry.Config.RetryRejections and circuitbreaker.Config.RecordRejections, that matches every
-// rejection IsRejection recognises. It is Resilience4j's default in one entry: its Retry retries
-// CallNotPermittedException, BulkheadFullException and RequestNotPermitted like any exception,
-// and its CircuitBreaker records them.
+// AllRejections returns the list that opts in every rejection IsRejection recognises, for the
+// fields named for rejections: retry.Config.RetryRejections and
+// circuitbreaker.Config.RecordRejections. It is the one way to say "every rejection", and
+// Resilience4j's default: its Retry retries CallNotPermittedException, BulkheadFullException
+// and RequestNotPermitted like any exception, and its CircuitBreaker records them.
 //
-//	RetryRejections: []error{levee.AnyRejection()}
+//	RetryRejections:  levee.AllRejections(),
+//	RecordRejections: levee.AllRejections(),
+//
+// Each call returns a fresh slice of one entry, so appending to it or changing it never affects
+// another config. To opt in only some rejections, list their sentinels instead:
+// []error{bulkhead.ErrBulkheadFull}.
+func AllRejections() []error { return []error{errmatch.AnyRejection()} }
+
+// AnyRejection returns the single list entry that matches every rejection IsRejection
+// recognises; AllRejections returns the whole list.
+//
+// Deprecated: use AllRejections, which is the list itself: RetryRejections:
+// levee.AllRejections() instead of []error{levee.AnyRejection()}.
 func AnyRejection() error { return errmatch.AnyRejection() }

@@ -188,9 +188,9 @@ func TestRecordRejectionsRecordsAFullBulkhead(t *testing.T) {
 	})
 }
 
-// levee.AnyRejection is Resilience4j's default in one entry: a retry with it retries the
+// levee.AllRejections is Resilience4j's default in one list: a retry with it retries the
 // refusals of a breaker, a bulkhead and a rate limiter alike, three attempts each.
-func TestAnyRejectionRetriesEveryKindOfRejection(t *testing.T) {
+func TestAllRejectionsRetriesEveryKindOfRejection(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		cb, err := circuitbreaker.New("payment", circuitbreaker.Config{InitialState: circuitbreaker.ForcedOpen})
 		require.NoError(t, err)
@@ -218,7 +218,7 @@ func TestAnyRejectionRetriesEveryKindOfRejection(t *testing.T) {
 		} {
 			rt, err := retry.New(tc.name, retry.Config{
 				MaxAttempts: 3, WaitDuration: retry.NoWait,
-				RetryRejections: []error{levee.AnyRejection()},
+				RetryRejections: levee.AllRejections(),
 			})
 			require.NoError(t, err)
 			_, err = tc.pipeline(rt).Execute(context.Background(), func(context.Context) (string, error) { return "PAID", nil })
@@ -229,12 +229,12 @@ func TestAnyRejectionRetriesEveryKindOfRejection(t *testing.T) {
 	})
 }
 
-// A breaker with levee.AnyRejection in RecordRejections records an inner rate limiter's
+// A breaker with levee.AllRejections as RecordRejections records an inner rate limiter's
 // refusals as failures, as Resilience4j's breaker records RequestNotPermitted.
-func TestAnyRejectionRecordsEveryKindOfRejection(t *testing.T) {
+func TestAllRejectionsRecordsEveryKindOfRejection(t *testing.T) {
 	cb, err := circuitbreaker.New("payment", circuitbreaker.Config{
 		SlidingWindowSize: 4, MinimumNumberOfCalls: 4,
-		RecordRejections: []error{levee.AnyRejection()},
+		RecordRejections: levee.AllRejections(),
 	})
 	require.NoError(t, err)
 	rl, err := ratelimiter.New("payment", ratelimiter.Config{
@@ -256,5 +256,37 @@ func TestAnyRejectionRecordsEveryKindOfRejection(t *testing.T) {
 	assert.Equal(t, 1, m.NumberOfSuccessfulCalls)
 	assert.Equal(t, float32(75), m.FailureRate)
 	assert.Equal(t, circuitbreaker.Open, cb.State())
-	assert.Equal(t, "levee: any rejection by a levee pattern", levee.AnyRejection().Error())
+}
+
+// AllRejections returns a fresh list each call: a config that appends to its list or changes
+// it leaves every other config alone.
+func TestAllRejectionsIsAFreshList(t *testing.T) {
+	a, b := levee.AllRejections(), levee.AllRejections()
+	require.Len(t, a, 1)
+	assert.Equal(t, "levee: any rejection by a levee pattern", a[0].Error())
+	a[0] = bulkhead.ErrBulkheadFull
+	a = append(a, circuitbreaker.ErrCallNotPermitted)
+	assert.Len(t, b, 1)
+	assert.Equal(t, "levee: any rejection by a levee pattern", b[0].Error())
+	assert.Equal(t, "levee: any rejection by a levee pattern", levee.AllRejections()[0].Error())
+	assert.NotSame(t, &a[0], &b[0])
+}
+
+// The deprecated AnyRejection is the entry AllRejections holds, and still matches every
+// rejection in either list.
+func TestDeprecatedAnyRejectionStillMatchesEveryRejection(t *testing.T) {
+	assert.Equal(t, levee.AllRejections(), []error{levee.AnyRejection()})
+	rt, err := retry.New("payment", retry.Config{
+		MaxAttempts: 2, WaitDuration: retry.NoWait, RetryRejections: []error{levee.AnyRejection()},
+	})
+	require.NoError(t, err)
+	calls := 0
+	_, err = retry.Execute(context.Background(), rt, func(context.Context) (string, error) {
+		calls++
+		return "", bulkhead.ErrBulkheadFull
+	})
+	require.ErrorIs(t, err, bulkhead.ErrBulkheadFull)
+	assert.Equal(t, 2, calls)
+	_, err = circuitbreaker.New("payment", circuitbreaker.Config{RecordRejections: []error{levee.AnyRejection()}})
+	assert.NoError(t, err)
 }

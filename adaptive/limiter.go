@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/levee-go/levee/internal/event"
+	"github.com/levee-go/levee/internal/waiters"
 )
 
 // Limiter bounds the calls to one dependency that run at the same time, as a bulkhead does,
@@ -25,8 +26,7 @@ type Limiter struct {
 	estimate float64    // the algorithm's limit, in [MinLimit, MaxLimit]
 	limit    int        // floor(estimate): the calls admitted at once
 	inFlight int
-	queue    waitQueue
-	queued   int
+	queue    waiters.Queue[Permit] // the callers waiting for a slot, in arrival order
 	// round counts the changes of limit. A permit remembers the round it was taken in, and only
 	// a call taken in the current round moves the limit: a latency measured under an older
 	// limit says nothing about the current one, and acting on it would overshoot.
@@ -158,7 +158,7 @@ func (l *Limiter) next(kind sampleKind, latency time.Duration, inFlight int) flo
 
 // admitLocked takes a permit when one is free and nobody queues ahead.
 func (l *Limiter) admitLocked() bool {
-	if l.inFlight >= l.limit || l.queue.head != nil {
+	if l.inFlight >= l.limit || !l.queue.Empty() {
 		return false
 	}
 	l.inFlight++

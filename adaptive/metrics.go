@@ -28,7 +28,7 @@ func (l *Limiter) Metrics() Metrics {
 	return Metrics{
 		Limit:         l.limit,
 		InFlight:      l.inFlight,
-		Queued:        l.queued,
+		Queued:        l.queue.Len(),
 		NoLoadLatency: l.noLoad,
 		Permitted:     l.permitted,
 		Rejected:      l.rejected,

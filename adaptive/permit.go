@@ -46,7 +46,7 @@ func (l *Limiter) Acquire(ctx context.Context) (Permit, error) {
 		l.publish(EventCallPermitted, -1)
 		return p, nil
 	}
-	if l.queued >= l.cfg.MaxQueued {
+	if l.queue.Len() >= l.cfg.MaxQueued {
 		l.rejected++
 		l.mu.Unlock()
 		l.publish(EventCallRejected, -1)

@@ -3,6 +3,7 @@ package async
 import (
 	"fmt"
 	"log/slog"
+	"math"
 	"runtime"
 	"time"
 )
@@ -18,12 +19,18 @@ const (
 
 // NoQueue, as QueueCapacity, gives the pool no queue: a task is handed to an idle worker or to
 // a new one (up to MaxThreadPoolSize), or refused: a hand-off queue, Resilience4j's
-// queueCapacity = 0, which needs a name of its own since 0 means the default.
-const NoQueue = -1
+// queueCapacity = 0, which needs a name of its own since 0 means the default. Its value is the
+// smallest int (math.MinInt), which no typo or guess such as −1 reaches: every other negative
+// QueueCapacity is refused. Always write the constant; Config returns it, so the result goes
+// back to NewWorkerPool.
+const NoQueue = math.MinInt
 
 // NoKeepAlive, as KeepAliveDuration, makes a worker above CoreThreadPoolSize exit as soon as it
-// finds no task waiting: keepAliveDuration = 0 in a ThreadPoolBulkheadConfig.
-const NoKeepAlive time.Duration = -1
+// finds no task waiting: keepAliveDuration = 0 in a ThreadPoolBulkheadConfig. Its value is the
+// smallest time.Duration (math.MinInt64 nanoseconds), which no typo or guess such as −1
+// reaches: every other negative KeepAliveDuration is refused. Always write the constant; Config
+// returns it, so the result goes back to NewWorkerPool.
+const NoKeepAlive time.Duration = math.MinInt64
 
 // WorkerPoolConfig configures a WorkerPool, as Resilience4j's ThreadPoolBulkheadConfig. The
 // zero value of each field means its default; DefaultWorkerPoolConfig returns them filled in.

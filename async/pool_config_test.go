@@ -88,6 +88,10 @@ func TestInvalidWorkerPoolConfig(t *testing.T) {
 			"async: QueueCapacity must be >= 0 or NoQueue, got -2"},
 		{"negative keep-alive", async.WorkerPoolConfig{KeepAliveDuration: -time.Second},
 			"async: KeepAliveDuration must be >= 0 or NoKeepAlive, got -1s"},
+		{"queue -1 is not NoQueue", async.WorkerPoolConfig{QueueCapacity: -1},
+			"async: QueueCapacity must be >= 0 or NoQueue, got -1"},
+		{"keep-alive -1 is not NoKeepAlive", async.WorkerPoolConfig{KeepAliveDuration: -1},
+			"async: KeepAliveDuration must be >= 0 or NoKeepAlive, got -1ns"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			pool, err := async.NewWorkerPool("p", tc.cfg)

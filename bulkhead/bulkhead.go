@@ -10,6 +10,7 @@ import (
 
 	"github.com/levee-go/levee/internal/event"
 	"github.com/levee-go/levee/internal/logging"
+	"github.com/levee-go/levee/internal/waiters"
 )
 
 // Default values, as Resilience4j's BulkheadConfig.
@@ -23,8 +24,12 @@ const (
 // NoConcurrentCalls is the MaxConcurrentCalls of a bulkhead that admits no call at all: every
 // call is refused (after MaxWaitDuration, if set) and Metrics reports 0 available of 0 allowed,
 // as Resilience4j's maxConcurrentCalls = 0. It exists because the zero value of the field means
-// the default of 25.
-const NoConcurrentCalls = -1
+// the default of 25. Its value is the smallest int (math.MinInt), which no typo or guess
+// reaches: −1, which Go code often writes for "unlimited", is refused by New and ChangeConfig
+// with an error naming the field instead of silently refusing every call. Always write the
+// constant, never its value; Config returns it for a bulkhead of no permits, so the result goes
+// back to New.
+const NoConcurrentCalls = math.MinInt
 
 // MaxConcurrentCallsLimit is the largest value MaxConcurrentCalls may take. The limit comes
 // from the 32-bit halves of the word that holds the maximum and the calls in flight.
@@ -111,7 +116,7 @@ type Bulkhead struct {
 	waiting atomic.Int64
 
 	mu    sync.Mutex // guards queue and the logger; never held across a user's call or an event consumer
-	queue waitQueue
+	queue waiters.Queue[struct{}]
 
 	logger *slog.Logger // Config.Logger
 	unlog  func()       // removes the logger's event consumer

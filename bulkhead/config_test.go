@@ -54,8 +54,12 @@ func TestNewAndChangeConfigRejectInvalidConfig(t *testing.T) {
 		cfg  bulkhead.Config
 		want string
 	}{
-		{"MaxConcurrentCalls below NoConcurrentCalls", bulkhead.Config{MaxConcurrentCalls: -2},
+		{"MaxConcurrentCalls negative", bulkhead.Config{MaxConcurrentCalls: -2},
 			"bulkhead: MaxConcurrentCalls must be in [1, 2147483647] or NoConcurrentCalls, got -2"},
+		{"MaxConcurrentCalls -1 is not unlimited", bulkhead.Config{MaxConcurrentCalls: -1},
+			"bulkhead: MaxConcurrentCalls must be in [1, 2147483647] or NoConcurrentCalls, got -1"},
+		{"MaxConcurrentCalls just above NoConcurrentCalls", bulkhead.Config{MaxConcurrentCalls: bulkhead.NoConcurrentCalls + 1},
+			"bulkhead: MaxConcurrentCalls must be in [1, 2147483647] or NoConcurrentCalls, got -9223372036854775807"},
 		{"MaxConcurrentCalls above the limit", bulkhead.Config{MaxConcurrentCalls: math.MaxInt32 + 1},
 			"bulkhead: MaxConcurrentCalls must be in [1, 2147483647] or NoConcurrentCalls, got 2147483648"},
 		{"MaxWaitDuration negative", bulkhead.Config{MaxWaitDuration: -time.Nanosecond},

@@ -59,7 +59,7 @@
 //     applies to later callers and a caller already waiting keeps its deadline.
 //   - A Release without a matching acquisition is ignored rather than creating a permit, so a
 //     bug in the caller can never lift the limit.
-//   - An explicit "no permits" is NoConcurrentCalls (-1), because the zero value of
+//   - An explicit "no permits" is NoConcurrentCalls, because the zero value of
 //     MaxConcurrentCalls means the default of 25; Resilience4j writes it 0.
 //   - MaxWaitDuration has nanosecond resolution; Resilience4j truncates it to milliseconds.
 package bulkhead

@@ -3,11 +3,14 @@ package bulkhead_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"testing"
 	"testing/synctest"
 	"time"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 	"pgregory.net/rapid"
 
 	"github.com/levee-go/levee/bulkhead"
@@ -203,4 +206,26 @@ func TestBulkheadMatchesModel(t *testing.T) {
 			})
 		})
 	})
+}
+
+// TestPropertyNegativesOtherThanTheConstantAreRefused: NoConcurrentCalls is the only negative
+// MaxConcurrentCalls New and ChangeConfig accept; any other, −1 ("unlimited" in much Go code)
+// included, is refused with the field's range and the constant, and leaves a bulkhead as it was.
+func TestPropertyNegativesOtherThanTheConstantAreRefused(t *testing.T) {
+	b, err := bulkhead.New("inventory", bulkhead.Config{MaxConcurrentCalls: 3})
+	require.NoError(t, err)
+	rapid.Check(t, func(t *rapid.T) {
+		n := rapid.OneOf(rapid.Just(-1), rapid.IntRange(bulkhead.NoConcurrentCalls+1, -1)).Draw(t, "n")
+		want := fmt.Sprintf("bulkhead: MaxConcurrentCalls must be in [1, 2147483647] or NoConcurrentCalls, got %d", n)
+		_, err := bulkhead.New("inventory", bulkhead.Config{MaxConcurrentCalls: n})
+		require.EqualError(t, err, want)
+		require.EqualError(t, b.ChangeConfig(bulkhead.Config{MaxConcurrentCalls: n}), want)
+		require.Equal(t, 3, b.Config().MaxConcurrentCalls)
+	})
+	none, err := bulkhead.New("inventory", bulkhead.Config{MaxConcurrentCalls: bulkhead.NoConcurrentCalls})
+	require.NoError(t, err)
+	again, err := bulkhead.New("inventory", none.Config())
+	require.NoError(t, err)
+	assert.Equal(t, bulkhead.NoConcurrentCalls, again.Config().MaxConcurrentCalls)
+	assert.False(t, again.TryAcquire())
 }

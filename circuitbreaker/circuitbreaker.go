@@ -175,13 +175,6 @@ func (cb *CircuitBreaker) setLoggerLocked(logger *slog.Logger) {
 	cb.unlog = logging.Subscribe(&cb.events, logger, logging.CircuitBreaker, cb.name, logRecord)
 }
 
-type prefixedError struct{ err error }
-
-func (e prefixedError) Error() string { return "circuitbreaker: " + e.err.Error() }
-func (e prefixedError) Unwrap() error { return e.err }
-
-func prefixed(err error) error { return prefixedError{err} }
-
 // now is the time elapsed since the breaker's epoch. time.Since of an instant that carries a
 // monotonic reading reads the monotonic clock alone; in a testing/synctest bubble it follows
 // the bubble's fake clock.

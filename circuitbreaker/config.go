@@ -5,12 +5,10 @@ import (
 	"fmt"
 	"log/slog"
 	"math"
-	"reflect"
 	"strconv"
 	"time"
 
 	"github.com/levee-go/levee/internal/errmatch"
-	"github.com/levee-go/levee/internal/reject"
 	"github.com/levee-go/levee/internal/safe"
 )
 
@@ -112,7 +110,10 @@ type Config struct {
 	// RecordErrors lists the errors recorded as failures: sentinels (matched with errors.Is)
 	// or levee.ErrorType[E]() markers (errors.As). When neither RecordErrors nor
 	// RecordErrorPredicate is set every error is a failure; when either is set, an error that
-	// matches neither counts as a success, as in Resilience4j. Nil entries are refused.
+	// matches neither counts as a success, as in Resilience4j. Nil entries are refused, and so
+	// are sentinels that are levee rejections (bulkhead.ErrBulkheadFull, ...): this list never
+	// sees one, so list them in RecordRejections (Resilience4j's
+	// recordExceptions(BulkheadFullException.class) is RecordRejections here).
 	RecordErrors []error
 	// RecordErrorPredicate reports whether err is a failure, OR-ed with RecordErrors. Like
 	// every list and predicate here but RecordRejections, it never sees a levee rejection.
@@ -122,12 +123,13 @@ type Config struct {
 	// bulkhead.ErrBulkheadFull. Entries are matched like RecordErrors'; a sentinel entry must
 	// itself be a levee rejection. A rejection it does not match is ignored (the permission
 	// goes back, nothing is recorded), and no other list or predicate ever sees a rejection:
-	// the dependency was never called. levee.AnyRejection() matches every rejection, as
-	// Resilience4j records them all. [nil: no rejection is recorded]
+	// the dependency was never called. RecordRejections: levee.AllRejections() records every
+	// rejection, as Resilience4j records them all. [nil: no rejection is recorded]
 	RecordRejections []error
 	// IgnoreErrors lists the errors that count as neither success nor failure: the permit is
 	// handed back and nothing is recorded. Ignoring is checked first, so it wins over
-	// recording. Nil entries are refused.
+	// recording. Nil entries are refused, and so are sentinels that are levee rejections: a
+	// rejection is already ignored unless RecordRejections lists it.
 	IgnoreErrors []error
 	// IgnoreErrorPredicate reports whether err is ignored, OR-ed with IgnoreErrors. It never
 	// sees a levee rejection.
@@ -278,38 +280,18 @@ func (c *Config) waitInOpenState(attempt int) time.Duration {
 	return max(safe.Value(c.WaitIntervalFunctionInOpenState, attempt, defaultWaitDurationInOpenState), 0)
 }
 
-// compileList checks and compiles one error list of the config. Every entry is a sentinel
-// (matched with errors.Is) or a levee.ErrorType[E]() marker (errors.As); with rejections set,
-// a sentinel entry must also be a levee rejection, since any other value could never match
-// one.
+// compileList checks and compiles one error list of the config by the rule every pattern
+// shares (errmatch.CompileField): every entry is a sentinel (matched with errors.Is) or a
+// levee.ErrorType[E]() marker (errors.As); with rejections set a sentinel entry must be a levee
+// rejection, and without it must not be one, since RecordErrors and IgnoreErrors never see a
+// rejection: such an entry could never match.
 func compileList(field string, entries []error, rejections bool) (errmatch.List, error) {
-	for i, e := range entries {
-		if _, marker := errmatch.TypeOf(e); marker {
-			continue
-		}
-		switch {
-		case e == nil:
-			return errmatch.List{}, fmt.Errorf("circuitbreaker: %s[%d] must be a sentinel error or levee.ErrorType[E](), got nil", field, i)
-		case typedNil(e):
-			return errmatch.List{}, fmt.Errorf("circuitbreaker: %s[%d] must be a sentinel error or levee.ErrorType[E](), got (%T)(nil)", field, i, e)
-		case rejections && !reject.Is(e):
-			return errmatch.List{}, fmt.Errorf("circuitbreaker: %s[%d] must be a levee rejection (levee.IsRejection) or levee.ErrorType[E](), got %q", field, i, e.Error())
-		}
+	f := errmatch.Field{Package: "circuitbreaker", Name: field, Rejections: rejections, Instead: "RecordRejections"}
+	switch {
+	case rejections:
+		f.Instead = "RecordErrors"
+	case field == "IgnoreErrors":
+		f.Unless = "ignored"
 	}
-	l, err := errmatch.Compile(field, entries)
-	if err != nil { // not reached: the entries were checked above
-		return l, prefixed(err)
-	}
-	return l, nil
-}
-
-// typedNil reports whether err is a non-nil interface holding a nil pointer, map, slice, func
-// or channel: (*HTTPError)(nil) reads as "any *HTTPError" but as a sentinel would match only
-// that nil pointer.
-func typedNil(err error) bool {
-	switch v := reflect.ValueOf(err); v.Kind() {
-	case reflect.Pointer, reflect.Map, reflect.Slice, reflect.Func, reflect.Chan, reflect.UnsafePointer:
-		return v.IsNil()
-	}
-	return false
+	return errmatch.CompileField(f, entries)
 }

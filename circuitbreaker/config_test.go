@@ -87,13 +87,16 @@ func TestNewRejectsInvalidConfig(t *testing.T) {
 		{"TransitionToStateAfterWaitDuration negative", cb.Config{TransitionToStateAfterWaitDuration: -1}, "circuitbreaker: TransitionToStateAfterWaitDuration must be OpenAfterWait or ClosedAfterWait, got StateAfterWait(-1)"},
 		{"InitialState unknown", cb.Config{InitialState: 6}, "circuitbreaker: InitialState must be one of CLOSED, OPEN, HALF_OPEN, DISABLED, FORCED_OPEN, METRICS_ONLY, got State(6)"},
 		{"InitialState negative", cb.Config{InitialState: -1}, "circuitbreaker: InitialState must be one of CLOSED, OPEN, HALF_OPEN, DISABLED, FORCED_OPEN, METRICS_ONLY, got State(-1)"},
-		{"RecordErrors nil entry", cb.Config{RecordErrors: []error{errBoom, nil}}, "circuitbreaker: RecordErrors[1] must be a sentinel error or levee.ErrorType[E](), got nil"},
-		{"RecordErrors typed nil entry", cb.Config{RecordErrors: []error{(*cb.CallNotPermittedError)(nil)}}, "circuitbreaker: RecordErrors[0] must be a sentinel error or levee.ErrorType[E](), got (*circuitbreaker.CallNotPermittedError)(nil)"},
-		{"RecordRejections nil entry", cb.Config{RecordRejections: []error{nil}}, "circuitbreaker: RecordRejections[0] must be a sentinel error or levee.ErrorType[E](), got nil"},
-		{"RecordRejections typed nil entry", cb.Config{RecordRejections: []error{(*bulkhead.BulkheadFullError)(nil)}}, "circuitbreaker: RecordRejections[0] must be a sentinel error or levee.ErrorType[E](), got (*bulkhead.BulkheadFullError)(nil)"},
-		{"RecordRejections entry that is no rejection", cb.Config{RecordRejections: []error{bulkhead.ErrBulkheadFull, errBoom}}, `circuitbreaker: RecordRejections[1] must be a levee rejection (levee.IsRejection) or levee.ErrorType[E](), got "boom"`},
-		{"IgnoreErrors nil entry", cb.Config{IgnoreErrors: []error{nil}}, "circuitbreaker: IgnoreErrors[0] must be a sentinel error or levee.ErrorType[E](), got nil"},
-		{"IgnoreErrors typed nil entry", cb.Config{IgnoreErrors: []error{errBoom, (*cb.IllegalStateTransitionError)(nil)}}, "circuitbreaker: IgnoreErrors[1] must be a sentinel error or levee.ErrorType[E](), got (*circuitbreaker.IllegalStateTransitionError)(nil)"},
+		{"RecordErrors nil entry", cb.Config{RecordErrors: []error{errBoom, nil}}, "circuitbreaker: RecordErrors[1] is nil; want a sentinel error or levee.ErrorType[E]()"},
+		{"RecordErrors typed nil entry", cb.Config{RecordErrors: []error{(*cb.CallNotPermittedError)(nil)}}, "circuitbreaker: RecordErrors[0] is a nil *circuitbreaker.CallNotPermittedError; want a sentinel error or levee.ErrorType[*circuitbreaker.CallNotPermittedError]() for every error of its type"},
+		{"RecordErrors rejection", cb.Config{RecordErrors: []error{errBoom, bulkhead.ErrBulkheadFull}}, `circuitbreaker: RecordErrors[1] must not be a levee rejection, got "bulkhead: bulkhead is full"; list it in RecordRejections`},
+		{"RecordErrors own rejection", cb.Config{RecordErrors: []error{cb.ErrCallNotPermitted}}, `circuitbreaker: RecordErrors[0] must not be a levee rejection, got "circuitbreaker: call not permitted"; list it in RecordRejections`},
+		{"RecordRejections nil entry", cb.Config{RecordRejections: []error{nil}}, "circuitbreaker: RecordRejections[0] is nil; want a sentinel error or levee.ErrorType[E]()"},
+		{"RecordRejections typed nil entry", cb.Config{RecordRejections: []error{(*bulkhead.BulkheadFullError)(nil)}}, "circuitbreaker: RecordRejections[0] is a nil *bulkhead.BulkheadFullError; want a sentinel error or levee.ErrorType[*bulkhead.BulkheadFullError]() for every error of its type"},
+		{"RecordRejections entry that is no rejection", cb.Config{RecordRejections: []error{bulkhead.ErrBulkheadFull, errBoom}}, `circuitbreaker: RecordRejections[1] must be a levee rejection (levee.IsRejection) or levee.ErrorType[E](), got "boom"; list other errors in RecordErrors`},
+		{"IgnoreErrors nil entry", cb.Config{IgnoreErrors: []error{nil}}, "circuitbreaker: IgnoreErrors[0] is nil; want a sentinel error or levee.ErrorType[E]()"},
+		{"IgnoreErrors typed nil entry", cb.Config{IgnoreErrors: []error{errBoom, (*cb.IllegalStateTransitionError)(nil)}}, "circuitbreaker: IgnoreErrors[1] is a nil *circuitbreaker.IllegalStateTransitionError; want a sentinel error or levee.ErrorType[*circuitbreaker.IllegalStateTransitionError]() for every error of its type"},
+		{"IgnoreErrors rejection", cb.Config{IgnoreErrors: []error{errBoom, bulkhead.ErrBulkheadFull}}, `circuitbreaker: IgnoreErrors[1] must not be a levee rejection, got "bulkhead: bulkhead is full"; a rejection is ignored unless RecordRejections lists it`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -3,6 +3,7 @@ package keyed
 import (
 	"fmt"
 	"iter"
+	"math"
 	"strconv"
 	"sync"
 	"time"
@@ -23,7 +24,10 @@ const (
 
 // NoIdleTimeout is the IdleTimeout that keeps unused keys until MaxKeys pushes them out. It
 // exists because the zero value of the field means DefaultIdleTimeout.
-const NoIdleTimeout time.Duration = -1
+//
+// Its value is the smallest time.Duration (math.MinInt64 nanoseconds), which no typo or guess
+// such as −1 reaches: every other negative IdleTimeout is refused. Always write the constant.
+const NoIdleTimeout time.Duration = math.MinInt64
 
 // Config configures a Keyed. The zero value of each field means its default.
 type Config struct {

@@ -49,6 +49,7 @@ func TestConfigValidation(t *testing.T) {
 		{keyed.Config{MaxKeys: -1}, "keyed: MaxKeys must be in [1, 1073741824], got -1"},
 		{keyed.Config{MaxKeys: 1<<30 + 1}, "keyed: MaxKeys must be in [1, 1073741824], got 1073741825"},
 		{keyed.Config{IdleTimeout: -2}, "keyed: IdleTimeout must be > 0 or NoIdleTimeout, got -2ns"},
+		{keyed.Config{IdleTimeout: -1}, "keyed: IdleTimeout must be > 0 or NoIdleTimeout, got -1ns"},
 	} {
 		k, err := keyed.New(tc.cfg, c.create)
 		assert.Nil(t, k)

@@ -237,11 +237,11 @@ func (r *reader) interval(initial time.Duration, initialKey, maxKey string) (fn 
 	var err error
 	switch {
 	case exp && rnd:
-		fn, err = retry.ExponentialRandomBackoff(initial, mult, factor, maxWait)
+		fn, err = retry.ExponentialRandomBackoff(initial, mult, factor, maxWait, nil)
 	case exp:
 		fn, err = retry.ExponentialBackoff(initial, mult, maxWait)
 	default:
-		fn, err = retry.RandomizedInterval(initial, factor)
+		fn, err = retry.RandomizedInterval(initial, factor, nil)
 	}
 	if err != nil {
 		at := ev

@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/levee-go/levee/async"
 	"github.com/levee-go/levee/leveeconfig"
 	"github.com/levee-go/levee/registry"
 )
@@ -32,7 +33,7 @@ func TestEnvironmentOverridesTheFile(t *testing.T) {
 	assert.True(t, c.Bulkheads.Instances["payment"].DisableFairCallHandling,
 		"the variable's configs.default is the base of the file's instance")
 	assert.Equal(t, time.Duration(0), c.Bulkheads.Instances["payment"].MaxWaitDuration, "the instance's own key wins")
-	assert.Equal(t, -1, c.WorkerPools.Instances["report"].QueueCapacity)
+	assert.Equal(t, async.NoQueue, c.WorkerPools.Instances["report"].QueueCapacity)
 	assert.Equal(t, 5, c.RateLimiters.Instances["payment_gateway"].LimitForPeriod)
 	assert.Equal(t, map[string]string{"team": "checkout"}, c.RateLimiters.Tags)
 	assert.Equal(t, []registry.Pattern{registry.RateLimiter, registry.Retry, registry.CircuitBreaker,

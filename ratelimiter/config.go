@@ -3,6 +3,7 @@ package ratelimiter
 import (
 	"fmt"
 	"log/slog"
+	"math"
 	"time"
 )
 
@@ -15,8 +16,12 @@ const (
 
 // NoWait is the TimeoutDuration that makes a caller who finds no free permission in the current
 // cycle be refused at once instead of reserving one of a later cycle. It exists because the
-// zero value of Config.TimeoutDuration means the default of 5s.
-const NoWait time.Duration = -1
+// zero value of Config.TimeoutDuration means the default of 5s. Its value is the smallest
+// time.Duration (math.MinInt64 nanoseconds), which no typo, arithmetic slip or guess such as
+// −1 reaches: NoWait is the only negative TimeoutDuration New and ChangeTimeoutDuration
+// accept, and every other one (−1 included) is refused with an error naming the field. Always
+// write the constant, never its value; Config returns it, so the result goes back to New.
+const NoWait time.Duration = math.MinInt64
 
 // MaxReservablePermissions bounds LimitForPeriod × (TimeoutDuration/LimitRefreshPeriod + 2): the
 // most permissions that can ever be handed out ahead of the current cycle. It keeps the

@@ -61,8 +61,10 @@ func TestInvalidConfigIsRefused(t *testing.T) {
 			"ratelimiter: LimitRefreshPeriod must be >= 1ns, got -1s"},
 		{"TimeoutDuration negative", ratelimiter.Config{TimeoutDuration: -2},
 			"ratelimiter: TimeoutDuration must be >= 0 or NoWait, got -2ns"},
-		{"TimeoutDuration min", ratelimiter.Config{TimeoutDuration: math.MinInt64},
-			"ratelimiter: TimeoutDuration must be >= 0 or NoWait, got -2562047h47m16.854775808s"},
+		{"TimeoutDuration -1 is not NoWait", ratelimiter.Config{TimeoutDuration: -1},
+			"ratelimiter: TimeoutDuration must be >= 0 or NoWait, got -1ns"},
+		{"TimeoutDuration just above NoWait", ratelimiter.Config{TimeoutDuration: ratelimiter.NoWait + 1},
+			"ratelimiter: TimeoutDuration must be >= 0 or NoWait, got -2562047h47m16.854775807s"},
 		{"LimitForPeriod above MaxReservablePermissions", ratelimiter.Config{LimitForPeriod: 1 << 40},
 			"ratelimiter: LimitForPeriod × (TimeoutDuration/LimitRefreshPeriod + 2) must be at most " +
 				"1099511627776 (MaxReservablePermissions), got 1099511627776 × 10000002"},
@@ -107,6 +109,8 @@ func TestInvalidChangesAreRefusedAndChangeNothing(t *testing.T) {
 				"1099511627776 (MaxReservablePermissions), got 17179869184 × 102"},
 		{"TimeoutDuration negative", func() error { return rl.ChangeTimeoutDuration(-time.Second) },
 			"ratelimiter: TimeoutDuration must be >= 0 or NoWait, got -1s"},
+		{"TimeoutDuration -1 is not NoWait", func() error { return rl.ChangeTimeoutDuration(-1) },
+			"ratelimiter: TimeoutDuration must be >= 0 or NoWait, got -1ns"},
 		{"TimeoutDuration too long", func() error { return rl.ChangeTimeoutDuration(time.Hour) },
 			"ratelimiter: LimitForPeriod × (TimeoutDuration/LimitRefreshPeriod + 2) must be at most " +
 				"1099511627776 (MaxReservablePermissions), got 10 × 3600000000002"},

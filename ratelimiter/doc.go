@@ -91,6 +91,6 @@
 //   - LimitForPeriod × (TimeoutDuration/LimitRefreshPeriod + 2) is bounded by
 //     MaxReservablePermissions, far above any practical setting, so that the state fits in one
 //     word.
-//   - "No timeout" is NoWait (-1), because the zero value of TimeoutDuration means the default
+//   - "No timeout" is NoWait, because the zero value of TimeoutDuration means the default
 //     of 5s.
 package ratelimiter

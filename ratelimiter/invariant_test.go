@@ -149,3 +149,20 @@ func TestNoCycleAdmitsMoreThanItsLimitUnderRandomLoad(t *testing.T) {
 		})
 	})
 }
+
+// TestPropertyNegativeTimeoutsOtherThanNoWaitAreRefused: NoWait is the only negative
+// TimeoutDuration New and ChangeTimeoutDuration accept; any other, −1 included, is
+// refused naming the field, its range and the constant.
+func TestPropertyNegativeTimeoutsOtherThanNoWaitAreRefused(t *testing.T) {
+	rl, err := ratelimiter.New("r", ratelimiter.Config{TimeoutDuration: ratelimiter.NoWait})
+	require.NoError(t, err)
+	rapid.Check(t, func(t *rapid.T) {
+		d := time.Duration(rapid.OneOf(rapid.Just(int64(-1)), rapid.Int64Range(int64(ratelimiter.NoWait)+1, -1)).Draw(t, "d"))
+		want := "ratelimiter: TimeoutDuration must be >= 0 or NoWait, got " + d.String()
+		_, err := ratelimiter.New("r", ratelimiter.Config{TimeoutDuration: d})
+		require.EqualError(t, err, want)
+		require.EqualError(t, rl.ChangeTimeoutDuration(d), want)
+		require.Equal(t, ratelimiter.NoWait, rl.Config().TimeoutDuration)
+	})
+	assert.Equal(t, ratelimiter.NoWait, rl.Config().TimeoutDuration)
+}

@@ -21,10 +21,14 @@ const (
 const (
 	// NoBudgetRatio is the Ratio of a budget whose calls earn no retry: only the
 	// MinRetriesPerSecond reserve is spent.
-	NoBudgetRatio float64 = -1
+	// Its value is the most negative float64, which no typo or guess such as −1 reaches:
+	// every other negative Ratio is refused.
+	NoBudgetRatio float64 = -math.MaxFloat64
 	// NoBudgetMinimum is the MinRetriesPerSecond of a budget with no reserve: retries are
 	// earned by calls alone.
-	NoBudgetMinimum = -1
+	// Its value is the smallest int (math.MinInt), which no typo or guess such as −1
+	// reaches: every other negative MinRetriesPerSecond is refused.
+	NoBudgetMinimum = math.MinInt
 )
 
 // budgetSlots is the number of slots the window is divided into: a call's deposit, and a

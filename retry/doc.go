@@ -37,11 +37,13 @@
 //     such errors in the Config instead, list them in IgnoreErrors, which does the same.
 //
 // Jittered backoffs from AWS's "Exponential Backoff And Jitter" complete the interval
-// functions: FullJitterBackoff (a wait in [0, base × 2^(attempt−1)], capped) and
+// functions: FullJitterBackoff (a wait in [0, interval × 2^(attempt−1)], capped) and
 // DecorrelatedJitterBackoff; WithJitter adds an absolute ± jitter to any interval function,
-// where RandomizedInterval's factor is relative. They draw from the math/rand/v2 Source they are
-// given, so that a test can fix their waits (rand.NewPCG(1, 2)), or from the top-level
-// generator when it is nil, as RandomizedInterval and ExponentialRandomBackoff always do.
+// where RandomizedInterval's factor is relative. Every interval constructor names the first
+// wait interval. Every randomized one (RandomizedInterval, ExponentialRandomBackoff and these)
+// draws from the math/rand/v2 Source given as its last argument, so that a test can fix its
+// waits (rand.NewPCG(1, 2)), or from the top-level generator when it is nil; each one's comment
+// gives its formula in the uniform draw u.
 //
 // Every call that ends counts once in one of the four outcome counters of Metrics, and
 // subscribers (Subscribe) receive the events RETRY before each wait, SUCCESS when a call
@@ -89,7 +91,7 @@
 //     truncates every step and stays at 4ms, and 1.5ms stays 1.5ms. Randomized intervals spread
 //     to the nanosecond, without Resilience4j's +1ms. The constructors return an error instead
 //     of throwing, and refuse a multiplier below 1 (a backoff that shrinks), a max below the
-//     initial interval, and a randomization factor of 1 (whose wait could be 0).
+//     first interval, and a randomization factor of 1 (whose wait could be 0).
 //   - Waits honour the context: a cancelled ctx ends the wait at once, and no further attempt
 //     runs. A call that returns its caller's own cancellation is not retried. Such calls count
 //     in no outcome counter.

@@ -98,5 +98,5 @@ func ExampleFullJitterBackoff() {
 	// Output:
 	// [68ms 92ms 203ms 344ms 798ms 388ms]
 	// 1.035s 1.992s
-	// retry: DecorrelatedJitterBackoff max must be >= base (100ms), got 0s
+	// retry: DecorrelatedJitterBackoff max must be >= interval (100ms), got 0s
 }

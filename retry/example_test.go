@@ -123,7 +123,7 @@ func ExampleExponentialBackoff() {
 	// Output:
 	// [4ms 4.8ms 5.76ms 6.912ms 8.2944ms]
 	// [500ms 750ms 1s 1s 1s]
-	// retry: ExponentialBackoff max must be 0 (no cap) or >= initial (4ms), got 3ms
+	// retry: ExponentialBackoff max must be 0 (no cap) or >= interval (4ms), got 3ms
 }
 
 // A circuit breaker inside a retry refuses calls while it is open. Those refusals are not

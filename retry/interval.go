@@ -26,10 +26,19 @@ type IntervalBiFunction func(attempt int, err error, result any) time.Duration
 // instead of overflowing; use a max to cap them. A bad argument is refused with an error naming
 // it; the functions never panic, and take an attempt below 1 as 1.
 
-// uniform returns U in [0, 1) for the randomized intervals given no Source; tests replace it.
+// Every randomized interval (RandomizedInterval, ExponentialRandomBackoff, FullJitterBackoff,
+// DecorrelatedJitterBackoff, WithJitter) takes its draws from a source given as its last
+// argument, a math/rand/v2 Source such as rand.NewPCG(1, 2), as the chaos package's
+// Config.Source: a seeded source makes the waits the same on every run with the same order of
+// retries. Each draw is u = rand.New(source).Float64(), uniform in [0, 1), and each function's
+// comment gives its formula in u. The returned function uses source under a mutex of its own, so
+// source need not be safe for concurrent use, but it must not be used elsewhere. A nil source
+// means math/rand/v2's top-level generator (randomly seeded, safe for concurrent use, no lock).
+
+// uniform returns u in [0, 1) for the randomized intervals given no Source; tests replace it.
 var uniform = rand.Float64
 
-// drawer returns the function giving U in [0, 1) from source, or from uniform when source is nil.
+// drawer returns the function giving u in [0, 1) from source, or from uniform when source is nil.
 func drawer(source rand.Source) func() float64 {
 	if source == nil {
 		return func() float64 { return uniform() }
@@ -53,29 +62,37 @@ func FixedInterval(interval time.Duration) (IntervalFunction, error) {
 	return func(int) time.Duration { return interval }, nil
 }
 
-// ExponentialBackoff returns a function giving initial × multiplier^(attempt−1), rounded to the
+// ExponentialBackoff returns a function giving interval × multiplier^(attempt−1), rounded to the
 // nanosecond and capped at max (0: no cap), as Resilience4j's
-// IntervalFunction.ofExponentialBackoff(initial, multiplier, max): initial 500ms with multiplier
-// 1.5 gives 500ms, 750ms, 1.125s, 1.6875s, 2.53125s.
+// IntervalFunction.ofExponentialBackoff(initialInterval, multiplier, maxInterval): interval
+// 500ms with multiplier 1.5 gives 500ms, 750ms, 1.125s, 1.6875s, 2.53125s. interval is the first
+// wait, named as in every interval constructor of this package.
 //
-// initial must be > 0, multiplier a finite number >= 1 (a backoff that shrinks is refused) and
-// max 0 or at least initial.
-func ExponentialBackoff(initial time.Duration, multiplier float64, max time.Duration) (IntervalFunction, error) {
+// interval must be > 0, multiplier a finite number >= 1 (a backoff that shrinks is refused) and
+// max 0 or at least interval.
+func ExponentialBackoff(interval time.Duration, multiplier float64, max time.Duration) (IntervalFunction, error) {
 	const fn = "ExponentialBackoff"
-	if err := checkExponential(fn, initial, multiplier, max); err != nil {
+	if err := checkExponential(fn, interval, multiplier, max); err != nil {
 		return nil, err
 	}
 	return func(attempt int) time.Duration {
-		return capAt(exponential(initial, multiplier, attempt), max)
+		return capAt(exponential(interval, multiplier, attempt), max)
 	}, nil
 }
 
 // RandomizedInterval returns a function giving interval spread at random before every retry,
-// as Resilience4j's IntervalFunction.ofRandomized: a wait drawn uniformly from
-// [interval − δ, interval + δ], where δ is interval × randomizationFactor truncated to the
-// nanosecond. interval must be > 0 and randomizationFactor in [0, 1), so the wait is never 0;
-// factor 0 gives interval exactly.
-func RandomizedInterval(interval time.Duration, randomizationFactor float64) (IntervalFunction, error) {
+// as Resilience4j's IntervalFunction.ofRandomized(interval, randomizationFactor): with
+// δ = trunc(interval × randomizationFactor) and u uniform in [0, 1) drawn from source, each
+// wait is
+//
+//	(interval − δ) + trunc(u × 2δ)
+//
+// that is interval × (1 + randomizationFactor × (2u − 1)) to the nanosecond: a wait in
+// [interval − δ, interval + δ]. interval must be > 0 and randomizationFactor in [0, 1), so
+// the wait is never 0; factor 0 gives interval exactly and draws nothing that matters. source
+// is used as in every randomized interval of this package (nil: math/rand/v2's top-level
+// generator).
+func RandomizedInterval(interval time.Duration, randomizationFactor float64, source rand.Source) (IntervalFunction, error) {
 	const fn = "RandomizedInterval"
 	if err := checkPositive(fn, "interval", interval); err != nil {
 		return nil, err
@@ -83,90 +100,111 @@ func RandomizedInterval(interval time.Duration, randomizationFactor float64) (In
 	if err := checkFactor(fn, randomizationFactor); err != nil {
 		return nil, err
 	}
+	u := drawer(source)
 	return func(int) time.Duration {
-		return spread(interval, randomizationFactor, uniform())
+		return spread(interval, randomizationFactor, u())
 	}, nil
 }
 
 // ExponentialRandomBackoff returns ExponentialBackoff's interval (before its cap) spread at
 // random as RandomizedInterval, then capped at max (0: no cap), as Resilience4j's
-// IntervalFunction.ofExponentialRandomBackoff: the cap applies after the spread, so waits near
-// the cap are max itself. Arguments are checked as in ExponentialBackoff and RandomizedInterval.
-func ExponentialRandomBackoff(initial time.Duration, multiplier, randomizationFactor float64, max time.Duration) (IntervalFunction, error) {
+// IntervalFunction.ofExponentialRandomBackoff(initialInterval, multiplier,
+// randomizationFactor, maxInterval). With d = interval × multiplier^(attempt−1) rounded to the
+// nanosecond, δ = trunc(d × randomizationFactor) and u uniform in [0, 1) drawn from source,
+// each wait is
+//
+//	min(max, (d − δ) + trunc(u × 2δ))
+//
+// that is d × (1 + randomizationFactor × (2u − 1)), capped: the cap applies after the spread,
+// so waits near the cap are max itself. Arguments are checked as in ExponentialBackoff and
+// RandomizedInterval, and source is used as in every randomized interval of this package (nil:
+// math/rand/v2's top-level generator).
+func ExponentialRandomBackoff(interval time.Duration, multiplier, randomizationFactor float64, max time.Duration, source rand.Source) (IntervalFunction, error) {
 	const fn = "ExponentialRandomBackoff"
-	if err := checkExponential(fn, initial, multiplier, max); err != nil {
+	if err := checkExponential(fn, interval, multiplier, max); err != nil {
 		return nil, err
 	}
 	if err := checkFactor(fn, randomizationFactor); err != nil {
 		return nil, err
 	}
+	u := drawer(source)
 	return func(attempt int) time.Duration {
-		d := exponential(initial, multiplier, attempt)
-		return capAt(spread(d, randomizationFactor, uniform()), max)
+		d := exponential(interval, multiplier, attempt)
+		return capAt(spread(d, randomizationFactor, u()), max)
 	}, nil
 }
 
 // FullJitterBackoff returns AWS's "full jitter" backoff (the Architecture Blog's "Exponential
-// Backoff And Jitter"): a wait drawn uniformly from [0, min(max, base × 2^(attempt−1))], to the
-// nanosecond, so the first retry waits up to base, the second up to 2 × base, and so on. Waits
-// may be 0 (retry at once): spreading the retries of many callers over the whole range is the
-// point. base must be > 0 and max 0 (no cap) or at least base.
+// Backoff And Jitter", where interval is called base): with u uniform in [0, 1) drawn from
+// source, each wait is
 //
-// The draws come from source, as the chaos package's Config.Source: a math/rand/v2 Source such
-// as rand.NewPCG(1, 2) makes the waits the same on every run with the same order of retries.
-// The returned function uses it under a mutex of its own, so it need not be safe for
-// concurrent use, but it must not be used elsewhere. nil means math/rand/v2's top-level
-// generator (randomly seeded, no lock), which RandomizedInterval and ExponentialRandomBackoff
-// always use.
-func FullJitterBackoff(base, max time.Duration, source rand.Source) (IntervalFunction, error) {
+//	trunc(u × min(max, interval × 2^(attempt−1)))
+//
+// a wait in [0, min(max, interval × 2^(attempt−1))] to the nanosecond, so the first retry
+// waits up to interval, the second up to 2 × interval, and so on. Waits may be 0 (retry at
+// once): spreading the retries of many callers over the whole range is the point. interval must
+// be > 0 and max 0 (no cap) or at least interval.
+//
+// source is used as in every randomized interval of this package: a seeded one makes the waits
+// repeatable, nil means math/rand/v2's top-level generator.
+func FullJitterBackoff(interval, max time.Duration, source rand.Source) (IntervalFunction, error) {
 	const fn = "FullJitterBackoff"
-	if err := checkJitterBackoff(fn, base, max); err != nil {
+	if err := checkJitterBackoff(fn, interval, max); err != nil {
 		return nil, err
 	}
 	u := drawer(source)
 	return func(attempt int) time.Duration {
-		return within(capAt(exponential(base, 2, attempt), max), u())
+		return within(capAt(exponential(interval, 2, attempt), max), u())
 	}, nil
 }
 
 // DecorrelatedJitterBackoff returns AWS's "decorrelated jitter" backoff (the Architecture
-// Blog's "Exponential Backoff And Jitter"): wait₀ = base, waitₙ = min(max, random in
-// [base, 3 × waitₙ₋₁]), drawn uniformly to the nanosecond, so every wait is in [base, max].
-// base must be > 0 and max at least base (a cap is required: the chain grows without one).
+// Blog's "Exponential Backoff And Jitter", where interval is called base): with a fresh u
+// uniform in [0, 1) drawn from source for each link,
+//
+//	wait₀ = interval
+//	waitₙ = min(max, interval + trunc(u × (3 × waitₙ₋₁ − interval)))
+//
+// so every wait is in [interval, max]. interval must be > 0 and max at least interval (a cap is
+// required: the chain grows without one).
 //
 // An IntervalFunction sees only the attempt number, not the wait before, so the function draws
 // the chain wait₁ … wait_attempt anew at every call and returns its last link: each wait has
 // the distribution the decorrelated chain has at that attempt, but the waits of one call are
 // independent draws rather than one chain. It costs one random draw per attempt so far; with a
-// very large MaxAttempts prefer FullJitterBackoff, which costs one. The draws come from source,
-// as in FullJitterBackoff (nil: the top-level generator).
-func DecorrelatedJitterBackoff(base, max time.Duration, source rand.Source) (IntervalFunction, error) {
+// very large MaxAttempts prefer FullJitterBackoff, which costs one. source is used as in every
+// randomized interval of this package (nil: math/rand/v2's top-level generator).
+func DecorrelatedJitterBackoff(interval, max time.Duration, source rand.Source) (IntervalFunction, error) {
 	const fn = "DecorrelatedJitterBackoff"
-	if err := checkPositive(fn, "base", base); err != nil {
+	if err := checkPositive(fn, "interval", interval); err != nil {
 		return nil, err
 	}
-	if max < base {
-		return nil, fmt.Errorf("retry: %s max must be >= base (%v), got %v", fn, base, max)
+	if max < interval {
+		return nil, fmt.Errorf("retry: %s max must be >= interval (%v), got %v", fn, interval, max)
 	}
 	u := drawer(source)
 	return func(attempt int) time.Duration {
-		wait := base
+		wait := interval
 		for i := 0; i < attempt || i == 0; i++ {
 			hi := wait * 3
 			if hi/3 != wait { // overflow
 				hi = math.MaxInt64
 			}
-			wait = capAt(base+within(hi-base, u()), max)
+			wait = capAt(interval+within(hi-interval, u()), max)
 		}
 		return wait
 	}, nil
 }
 
-// WithJitter returns f with an absolute jitter added to each of its waits: a wait d becomes one
-// drawn uniformly from [max(0, d − jitter), d + jitter], to the nanosecond and saturating at
-// the largest time.Duration, where Resilience4j's randomization factor (RandomizedInterval)
-// spreads in proportion to d. A negative d (stop retrying) is returned as it is. f must not be
-// nil and jitter must be > 0. The draws come from source, as in FullJitterBackoff (nil: the
+// WithJitter returns f with an absolute jitter added to each of its waits, where Resilience4j's
+// randomization factor (RandomizedInterval) spreads in proportion to the wait: with d = f(attempt),
+// lo = max(0, d − jitter), hi = d + jitter (saturating at the largest time.Duration) and u
+// uniform in [0, 1) drawn from source, each wait is
+//
+//	lo + trunc(u × (hi − lo))
+//
+// A negative d (stop retrying) is returned as it is, with no draw. f must not be nil and jitter
+// must be > 0. source is used as in every randomized interval of this package (nil: math/rand/v2's
 // top-level generator).
 func WithJitter(f IntervalFunction, jitter time.Duration, source rand.Source) (IntervalFunction, error) {
 	const fn = "WithJitter"
@@ -200,13 +238,13 @@ func within(span time.Duration, u float64) time.Duration {
 	return min(time.Duration(off), span)
 }
 
-// exponential returns initial × multiplier^(attempt−1), rounded to the nanosecond. Computing
+// exponential returns interval × multiplier^(attempt−1), rounded to the nanosecond. Computing
 // the power at once, rather than step by step, keeps a huge attempt cheap.
-func exponential(initial time.Duration, multiplier float64, attempt int) time.Duration {
+func exponential(interval time.Duration, multiplier float64, attempt int) time.Duration {
 	if attempt <= 1 || multiplier == 1 {
-		return initial
+		return interval
 	}
-	return saturate(math.Round(float64(initial) * math.Pow(multiplier, float64(attempt-1))))
+	return saturate(math.Round(float64(interval) * math.Pow(multiplier, float64(attempt-1))))
 }
 
 // spread returns a wait in [d − δ, d + δ] with δ = trunc(d × factor), at position u ∈ [0, 1)
@@ -252,25 +290,25 @@ func checkPositive(fn, arg string, d time.Duration) error {
 	return nil
 }
 
-func checkExponential(fn string, initial time.Duration, multiplier float64, max time.Duration) error {
-	if err := checkPositive(fn, "initial", initial); err != nil {
+func checkExponential(fn string, interval time.Duration, multiplier float64, max time.Duration) error {
+	if err := checkPositive(fn, "interval", interval); err != nil {
 		return err
 	}
 	if !(multiplier >= 1) || math.IsInf(multiplier, 1) {
 		return fmt.Errorf("retry: %s multiplier must be a finite number >= 1, got %v", fn, multiplier)
 	}
-	if max != 0 && max < initial {
-		return fmt.Errorf("retry: %s max must be 0 (no cap) or >= initial (%v), got %v", fn, initial, max)
+	if max != 0 && max < interval {
+		return fmt.Errorf("retry: %s max must be 0 (no cap) or >= interval (%v), got %v", fn, interval, max)
 	}
 	return nil
 }
 
-func checkJitterBackoff(fn string, base, max time.Duration) error {
-	if err := checkPositive(fn, "base", base); err != nil {
+func checkJitterBackoff(fn string, interval, max time.Duration) error {
+	if err := checkPositive(fn, "interval", interval); err != nil {
 		return err
 	}
-	if max != 0 && max < base {
-		return fmt.Errorf("retry: %s max must be 0 (no cap) or >= base (%v), got %v", fn, base, max)
+	if max != 0 && max < interval {
+		return fmt.Errorf("retry: %s max must be 0 (no cap) or >= interval (%v), got %v", fn, interval, max)
 	}
 	return nil
 }

@@ -45,7 +45,7 @@ func TestRandomizedIntervalFormula(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			withUniform(t, tt.u)
-			f, err := RandomizedInterval(tt.d, tt.factor)
+			f, err := RandomizedInterval(tt.d, tt.factor, nil)
 			require.NoError(t, err)
 			assert.Equal(t, tt.want, f(1))
 		})
@@ -54,19 +54,19 @@ func TestRandomizedIntervalFormula(t *testing.T) {
 
 func TestExponentialRandomBackoffFormula(t *testing.T) {
 	withUniform(t, 0.25)
-	f, err := ExponentialRandomBackoff(500*time.Millisecond, 1.5, 0.5, 0)
+	f, err := ExponentialRandomBackoff(500*time.Millisecond, 1.5, 0.5, 0, nil)
 	require.NoError(t, err)
 	// Attempt 3: exponential 1125ms; δ = 562.5ms; 562.5 + 0.25 × 1125 = 843.75ms.
 	assert.Equal(t, 843750*time.Microsecond, f(3))
 
-	capped, err := ExponentialRandomBackoff(500*time.Millisecond, 1.5, 0.5, 800*time.Millisecond)
+	capped, err := ExponentialRandomBackoff(500*time.Millisecond, 1.5, 0.5, 800*time.Millisecond, nil)
 	require.NoError(t, err)
 	assert.Equal(t, 800*time.Millisecond, capped(3))
 	// Attempt 1: 250 + 0.25 × 500 = 375ms: below the cap, kept.
 	assert.Equal(t, 375*time.Millisecond, capped(1))
 
 	withUniform(t, almostOne)
-	huge, err := ExponentialRandomBackoff(time.Hour, 10, 0.5, 0)
+	huge, err := ExponentialRandomBackoff(time.Hour, 10, 0.5, 0, nil)
 	require.NoError(t, err)
 	// Saturated at the largest Duration, d = 2^63 − 1; δ = 2^62; the range [2^62 − 1, 2^63 − 1]
 	// is 2^62 wide and U = 1 − 2^−53 lands 2^62 × 2^−53 = 512ns short of its top.

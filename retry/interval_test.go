@@ -2,6 +2,7 @@ package retry_test
 
 import (
 	"math"
+	"math/rand/v2"
 	"testing"
 	"time"
 
@@ -89,7 +90,7 @@ func TestIntervalAttemptBelowOneIsFirst(t *testing.T) {
 	assert.Equal(t, 100*ms, f(0))
 	assert.Equal(t, 100*ms, f(-5))
 	assert.Equal(t, 100*ms, f(math.MinInt))
-	g, err := retry.ExponentialRandomBackoff(100*ms, 2, 0, 0)
+	g, err := retry.ExponentialRandomBackoff(100*ms, 2, 0, 0, nil)
 	require.NoError(t, err)
 	assert.Equal(t, 100*ms, g(-1))
 }
@@ -107,12 +108,12 @@ func TestFixedInterval(t *testing.T) {
 }
 
 func TestRandomizedIntervalFactorZeroIsExact(t *testing.T) {
-	f, err := retry.RandomizedInterval(1500*us, 0)
+	f, err := retry.RandomizedInterval(1500*us, 0, nil)
 	require.NoError(t, err)
 	for i := range 1000 {
 		require.Equal(t, 1500*us, f(i+1))
 	}
-	g, err := retry.ExponentialRandomBackoff(100*ms, 2, 0, 0)
+	g, err := retry.ExponentialRandomBackoff(100*ms, 2, 0, 0, nil)
 	require.NoError(t, err)
 	assert.Equal(t, []time.Duration{100 * ms, 200 * ms, 400 * ms}, sequence(g, 3))
 }
@@ -120,7 +121,7 @@ func TestRandomizedIntervalFactorZeroIsExact(t *testing.T) {
 // TestRandomizedIntervalSpreadsOverTheRange: the real source spreads 1s ± 50% over
 // [500ms, 1500ms] to the nanosecond, not to whole milliseconds.
 func TestRandomizedIntervalSpreadsOverTheRange(t *testing.T) {
-	f, err := retry.RandomizedInterval(time.Second, 0.5)
+	f, err := retry.RandomizedInterval(time.Second, 0.5, nil)
 	require.NoError(t, err)
 	lo, hi := longest, time.Duration(0)
 	subMillisecond := 0
@@ -140,7 +141,7 @@ func TestRandomizedIntervalSpreadsOverTheRange(t *testing.T) {
 }
 
 func TestExponentialRandomBackoffCapsAfterRandomizing(t *testing.T) {
-	f, err := retry.ExponentialRandomBackoff(time.Second, 2, 0.5, 1200*ms)
+	f, err := retry.ExponentialRandomBackoff(time.Second, 2, 0.5, 1200*ms, nil)
 	require.NoError(t, err)
 	var below, atCap int
 	for range 10000 {
@@ -178,7 +179,7 @@ func TestPropertyRandomizedWithinBounds(t *testing.T) {
 		d := time.Duration(rapid.Int64Range(1, int64(time.Hour)).Draw(rt, "interval"))
 		factor := rapid.Float64Range(0, math.Nextafter(1, 0)).Draw(rt, "factor")
 
-		f, err := retry.RandomizedInterval(d, factor)
+		f, err := retry.RandomizedInterval(d, factor, nil)
 		require.NoError(rt, err)
 		v := f(rapid.IntRange(-3, 100).Draw(rt, "attempt"))
 		lo, hi := spreadBounds(d, factor)
@@ -193,7 +194,7 @@ func TestPropertyRandomizedWithinBounds(t *testing.T) {
 		if capped {
 			maxWait = d + time.Duration(rapid.Int64Range(0, int64(time.Hour)).Draw(rt, "above initial"))
 		}
-		g, err := retry.ExponentialRandomBackoff(d, multiplier, factor, maxWait)
+		g, err := retry.ExponentialRandomBackoff(d, multiplier, factor, maxWait, nil)
 		require.NoError(rt, err)
 		e, err := retry.ExponentialBackoff(d, multiplier, 0)
 		require.NoError(rt, err)
@@ -219,10 +220,10 @@ func TestIntervalConstructorsRefuseBadArguments(t *testing.T) {
 			"retry: FixedInterval interval must be > 0, got 0s"},
 		{"FixedInterval negative", func() (retry.IntervalFunction, error) { return retry.FixedInterval(-time.Second) },
 			"retry: FixedInterval interval must be > 0, got -1s"},
-		{"ExponentialBackoff initial zero", func() (retry.IntervalFunction, error) { return retry.ExponentialBackoff(0, 2, 0) },
-			"retry: ExponentialBackoff initial must be > 0, got 0s"},
-		{"ExponentialBackoff initial negative", func() (retry.IntervalFunction, error) { return retry.ExponentialBackoff(-ms, 2, 0) },
-			"retry: ExponentialBackoff initial must be > 0, got -1ms"},
+		{"ExponentialBackoff interval zero", func() (retry.IntervalFunction, error) { return retry.ExponentialBackoff(0, 2, 0) },
+			"retry: ExponentialBackoff interval must be > 0, got 0s"},
+		{"ExponentialBackoff interval negative", func() (retry.IntervalFunction, error) { return retry.ExponentialBackoff(-ms, 2, 0) },
+			"retry: ExponentialBackoff interval must be > 0, got -1ms"},
 		{"ExponentialBackoff multiplier below 1", func() (retry.IntervalFunction, error) { return retry.ExponentialBackoff(ms, 0.5, 0) },
 			"retry: ExponentialBackoff multiplier must be a finite number >= 1, got 0.5"},
 		{"ExponentialBackoff multiplier just below 1", func() (retry.IntervalFunction, error) {
@@ -234,55 +235,55 @@ func TestIntervalConstructorsRefuseBadArguments(t *testing.T) {
 			"retry: ExponentialBackoff multiplier must be a finite number >= 1, got +Inf"},
 		{"ExponentialBackoff multiplier -Inf", func() (retry.IntervalFunction, error) { return retry.ExponentialBackoff(ms, -inf, 0) },
 			"retry: ExponentialBackoff multiplier must be a finite number >= 1, got -Inf"},
-		{"ExponentialBackoff max below initial", func() (retry.IntervalFunction, error) { return retry.ExponentialBackoff(4*ms, 2, 3*ms) },
-			"retry: ExponentialBackoff max must be 0 (no cap) or >= initial (4ms), got 3ms"},
-		{"ExponentialBackoff max one nanosecond below initial", func() (retry.IntervalFunction, error) {
+		{"ExponentialBackoff max below interval", func() (retry.IntervalFunction, error) { return retry.ExponentialBackoff(4*ms, 2, 3*ms) },
+			"retry: ExponentialBackoff max must be 0 (no cap) or >= interval (4ms), got 3ms"},
+		{"ExponentialBackoff max one nanosecond below interval", func() (retry.IntervalFunction, error) {
 			return retry.ExponentialBackoff(4*ms, 2, 4*ms-1)
-		}, "retry: ExponentialBackoff max must be 0 (no cap) or >= initial (4ms), got 3.999999ms"},
+		}, "retry: ExponentialBackoff max must be 0 (no cap) or >= interval (4ms), got 3.999999ms"},
 		{"ExponentialBackoff max negative", func() (retry.IntervalFunction, error) { return retry.ExponentialBackoff(ms, 2, -ms) },
-			"retry: ExponentialBackoff max must be 0 (no cap) or >= initial (1ms), got -1ms"},
-		{"RandomizedInterval interval", func() (retry.IntervalFunction, error) { return retry.RandomizedInterval(0, 0.5) },
+			"retry: ExponentialBackoff max must be 0 (no cap) or >= interval (1ms), got -1ms"},
+		{"RandomizedInterval interval", func() (retry.IntervalFunction, error) { return retry.RandomizedInterval(0, 0.5, nil) },
 			"retry: RandomizedInterval interval must be > 0, got 0s"},
-		{"RandomizedInterval factor negative", func() (retry.IntervalFunction, error) { return retry.RandomizedInterval(ms, -0.1) },
+		{"RandomizedInterval factor negative", func() (retry.IntervalFunction, error) { return retry.RandomizedInterval(ms, -0.1, nil) },
 			"retry: RandomizedInterval randomizationFactor must be in [0, 1), got -0.1"},
-		{"RandomizedInterval factor 1", func() (retry.IntervalFunction, error) { return retry.RandomizedInterval(ms, 1) },
+		{"RandomizedInterval factor 1", func() (retry.IntervalFunction, error) { return retry.RandomizedInterval(ms, 1, nil) },
 			"retry: RandomizedInterval randomizationFactor must be in [0, 1), got 1"},
-		{"RandomizedInterval factor NaN", func() (retry.IntervalFunction, error) { return retry.RandomizedInterval(ms, nan) },
+		{"RandomizedInterval factor NaN", func() (retry.IntervalFunction, error) { return retry.RandomizedInterval(ms, nan, nil) },
 			"retry: RandomizedInterval randomizationFactor must be in [0, 1), got NaN"},
-		{"RandomizedInterval factor +Inf", func() (retry.IntervalFunction, error) { return retry.RandomizedInterval(ms, inf) },
+		{"RandomizedInterval factor +Inf", func() (retry.IntervalFunction, error) { return retry.RandomizedInterval(ms, inf, nil) },
 			"retry: RandomizedInterval randomizationFactor must be in [0, 1), got +Inf"},
-		{"ExponentialRandomBackoff initial", func() (retry.IntervalFunction, error) {
-			return retry.ExponentialRandomBackoff(-ms, 2, 0.5, 0)
-		}, "retry: ExponentialRandomBackoff initial must be > 0, got -1ms"},
+		{"ExponentialRandomBackoff interval", func() (retry.IntervalFunction, error) {
+			return retry.ExponentialRandomBackoff(-ms, 2, 0.5, 0, nil)
+		}, "retry: ExponentialRandomBackoff interval must be > 0, got -1ms"},
 		{"ExponentialRandomBackoff multiplier", func() (retry.IntervalFunction, error) {
-			return retry.ExponentialRandomBackoff(ms, 0, 0.5, 0)
+			return retry.ExponentialRandomBackoff(ms, 0, 0.5, 0, nil)
 		}, "retry: ExponentialRandomBackoff multiplier must be a finite number >= 1, got 0"},
 		{"ExponentialRandomBackoff multiplier NaN", func() (retry.IntervalFunction, error) {
-			return retry.ExponentialRandomBackoff(ms, nan, 0.5, 0)
+			return retry.ExponentialRandomBackoff(ms, nan, 0.5, 0, nil)
 		}, "retry: ExponentialRandomBackoff multiplier must be a finite number >= 1, got NaN"},
 		{"ExponentialRandomBackoff factor", func() (retry.IntervalFunction, error) {
-			return retry.ExponentialRandomBackoff(ms, 2, 2, 0)
+			return retry.ExponentialRandomBackoff(ms, 2, 2, 0, nil)
 		}, "retry: ExponentialRandomBackoff randomizationFactor must be in [0, 1), got 2"},
 		{"ExponentialRandomBackoff factor NaN", func() (retry.IntervalFunction, error) {
-			return retry.ExponentialRandomBackoff(ms, 2, nan, 0)
+			return retry.ExponentialRandomBackoff(ms, 2, nan, 0, nil)
 		}, "retry: ExponentialRandomBackoff randomizationFactor must be in [0, 1), got NaN"},
 		{"ExponentialRandomBackoff max", func() (retry.IntervalFunction, error) {
-			return retry.ExponentialRandomBackoff(2*ms, 2, 0.5, ms)
-		}, "retry: ExponentialRandomBackoff max must be 0 (no cap) or >= initial (2ms), got 1ms"},
-		{"FullJitterBackoff base", func() (retry.IntervalFunction, error) { return retry.FullJitterBackoff(0, 0, nil) },
-			"retry: FullJitterBackoff base must be > 0, got 0s"},
-		{"FullJitterBackoff max below base", func() (retry.IntervalFunction, error) { return retry.FullJitterBackoff(2*ms, ms, nil) },
-			"retry: FullJitterBackoff max must be 0 (no cap) or >= base (2ms), got 1ms"},
+			return retry.ExponentialRandomBackoff(2*ms, 2, 0.5, ms, nil)
+		}, "retry: ExponentialRandomBackoff max must be 0 (no cap) or >= interval (2ms), got 1ms"},
+		{"FullJitterBackoff interval", func() (retry.IntervalFunction, error) { return retry.FullJitterBackoff(0, 0, nil) },
+			"retry: FullJitterBackoff interval must be > 0, got 0s"},
+		{"FullJitterBackoff max below interval", func() (retry.IntervalFunction, error) { return retry.FullJitterBackoff(2*ms, ms, nil) },
+			"retry: FullJitterBackoff max must be 0 (no cap) or >= interval (2ms), got 1ms"},
 		{"FullJitterBackoff max negative", func() (retry.IntervalFunction, error) { return retry.FullJitterBackoff(ms, -ms, nil) },
-			"retry: FullJitterBackoff max must be 0 (no cap) or >= base (1ms), got -1ms"},
-		{"DecorrelatedJitterBackoff base", func() (retry.IntervalFunction, error) { return retry.DecorrelatedJitterBackoff(-ms, ms, nil) },
-			"retry: DecorrelatedJitterBackoff base must be > 0, got -1ms"},
+			"retry: FullJitterBackoff max must be 0 (no cap) or >= interval (1ms), got -1ms"},
+		{"DecorrelatedJitterBackoff interval", func() (retry.IntervalFunction, error) { return retry.DecorrelatedJitterBackoff(-ms, ms, nil) },
+			"retry: DecorrelatedJitterBackoff interval must be > 0, got -1ms"},
 		{"DecorrelatedJitterBackoff max required", func() (retry.IntervalFunction, error) {
 			return retry.DecorrelatedJitterBackoff(ms, 0, nil)
-		}, "retry: DecorrelatedJitterBackoff max must be >= base (1ms), got 0s"},
-		{"DecorrelatedJitterBackoff max below base", func() (retry.IntervalFunction, error) {
+		}, "retry: DecorrelatedJitterBackoff max must be >= interval (1ms), got 0s"},
+		{"DecorrelatedJitterBackoff max below interval", func() (retry.IntervalFunction, error) {
 			return retry.DecorrelatedJitterBackoff(ms, ms-1, nil)
-		}, "retry: DecorrelatedJitterBackoff max must be >= base (1ms), got 999.999µs"},
+		}, "retry: DecorrelatedJitterBackoff max must be >= interval (1ms), got 999.999µs"},
 		{"WithJitter f", func() (retry.IntervalFunction, error) { return retry.WithJitter(nil, ms, nil) },
 			"retry: WithJitter f must not be nil"},
 		{"WithJitter jitter", func() (retry.IntervalFunction, error) {
@@ -297,6 +298,63 @@ func TestIntervalConstructorsRefuseBadArguments(t *testing.T) {
 			f, err := tt.build()
 			assert.Nil(t, f)
 			assert.EqualError(t, err, tt.want)
+		})
+	}
+}
+
+// fixedSource is a rand.Source whose draws all give u: rand.New(s).Float64() is the top 53
+// bits of Uint64 over 2^53.
+type fixedSource struct{ bits uint64 }
+
+func (s fixedSource) Uint64() uint64 { return s.bits }
+
+func sourceAt(u float64) rand.Source { return fixedSource{uint64(u * (1 << 53))} }
+
+// TestRandomizedIntervalsDrawFromTheirSource: every randomized interval takes its u from the
+// source given, as its formula says, so a fixed source gives the exact wait and a seeded one the
+// same sequence on every run.
+func TestRandomizedIntervalsDrawFromTheirSource(t *testing.T) {
+	tests := []struct {
+		name  string
+		build func(rand.Source) (retry.IntervalFunction, error)
+		u     float64
+		want  []time.Duration // attempts 1, 2, 3
+	}{
+		// interval × (1 + f × (2u − 1)): 1s × (1 + 0.5 × −0.5).
+		{"RandomizedInterval", func(s rand.Source) (retry.IntervalFunction, error) {
+			return retry.RandomizedInterval(time.Second, 0.5, s)
+		}, 0.25, []time.Duration{750 * ms, 750 * ms, 750 * ms}},
+		{"RandomizedInterval u=0.75", func(s rand.Source) (retry.IntervalFunction, error) {
+			return retry.RandomizedInterval(time.Second, 0.5, s)
+		}, 0.75, []time.Duration{1250 * ms, 1250 * ms, 1250 * ms}},
+		// d × (1 + f × (2u − 1)) with d = 500ms × 1.5^(attempt−1), capped at 1s.
+		{"ExponentialRandomBackoff", func(s rand.Source) (retry.IntervalFunction, error) {
+			return retry.ExponentialRandomBackoff(500*ms, 1.5, 0.5, time.Second, s)
+		}, 0.25, []time.Duration{375 * ms, 562500 * us, 843750 * us}},
+		// trunc(u × min(max, interval × 2^(attempt−1))).
+		{"FullJitterBackoff", func(s rand.Source) (retry.IntervalFunction, error) {
+			return retry.FullJitterBackoff(100*ms, 0, s)
+		}, 0.25, []time.Duration{25 * ms, 50 * ms, 100 * ms}},
+		// waitₙ = interval + trunc(u × (3 × waitₙ₋₁ − interval)) from wait₀ = 100ms, at u = 0.25.
+		{"DecorrelatedJitterBackoff", func(s rand.Source) (retry.IntervalFunction, error) {
+			return retry.DecorrelatedJitterBackoff(100*ms, time.Second, s)
+		}, 0.25, []time.Duration{150 * ms, 187500 * us, 215625 * us}},
+		// lo + trunc(u × (hi − lo)) around a fixed 1s with jitter 100ms.
+		{"WithJitter", func(s rand.Source) (retry.IntervalFunction, error) {
+			return retry.WithJitter(func(int) time.Duration { return time.Second }, 100*ms, s)
+		}, 0.25, []time.Duration{950 * ms, 950 * ms, 950 * ms}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f, err := tt.build(sourceAt(tt.u))
+			require.NoError(t, err)
+			assert.Equal(t, tt.want, sequence(f, 3))
+
+			a, err := tt.build(rand.NewPCG(1, 2))
+			require.NoError(t, err)
+			b, err := tt.build(rand.NewPCG(1, 2))
+			require.NoError(t, err)
+			assert.Equal(t, sequence(a, 20), sequence(b, 20), "a seeded source repeats")
 		})
 	}
 }

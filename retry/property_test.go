@@ -180,3 +180,22 @@ func TestPropertyRetryMatchesModel(t *testing.T) {
 		})
 	})
 }
+
+// TestPropertyNegativeWaitsOtherThanNoWaitAreRefused: NoWait is the only negative WaitDuration
+// New and ChangeConfig accept; any other, −1 included, is refused naming the field, its range
+// and the constant, and a refused ChangeConfig keeps the config in force.
+func TestPropertyNegativeWaitsOtherThanNoWaitAreRefused(t *testing.T) {
+	r, err := retry.New("r", retry.Config{WaitDuration: retry.NoWait})
+	require.NoError(t, err)
+	rapid.Check(t, func(t *rapid.T) {
+		d := time.Duration(rapid.OneOf(rapid.Just(int64(-1)), rapid.Int64Range(int64(retry.NoWait)+1, -1)).Draw(t, "d"))
+		want := "retry: WaitDuration must be >= 0 (or NoWait for no wait), got " + d.String()
+		_, err := retry.New("r", retry.Config{WaitDuration: d})
+		require.EqualError(t, err, want)
+		require.EqualError(t, r.ChangeConfig(retry.Config{WaitDuration: d}), want)
+		require.Equal(t, retry.NoWait, r.Config().WaitDuration)
+	})
+	again, err := retry.New("r", r.Config())
+	require.NoError(t, err)
+	require.Equal(t, retry.NoWait, again.Config().WaitDuration)
+}

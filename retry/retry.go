@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -22,9 +23,12 @@ const (
 )
 
 // NoWait is the WaitDuration for retrying at once (Resilience4j's waitDuration 0). It exists
-// because the zero WaitDuration means the default of 500ms; NoWait (−1ns) is the only negative
-// WaitDuration New accepts.
-const NoWait time.Duration = -1
+// because the zero WaitDuration means the default of 500ms. Its value is the smallest
+// time.Duration (math.MinInt64 nanoseconds), which no typo, arithmetic slip or guess such as
+// −1 reaches: NoWait is the only negative WaitDuration New and ChangeConfig accept, and every
+// other one (−1 included) is refused with an error naming the field. Always write the
+// constant, never its value; Config returns it as given, so the result goes back to New.
+const NoWait time.Duration = math.MinInt64
 
 // Config configures a Retry. The zero value of every field means its default, so Config{}
 // behaves as Resilience4j's RetryConfig.ofDefaults(), except that rejections by levee's own
@@ -35,8 +39,8 @@ type Config struct {
 	MaxAttempts int
 
 	// WaitDuration is the constant wait before each retry. 0 means DefaultWaitDuration (500ms)
-	// when no interval function is set; use NoWait to retry at once. Other negative values are
-	// refused, and so is a WaitDuration set together with IntervalFunction or
+	// when no interval function is set; use NoWait to retry at once. Other negative values, −1
+	// included, are refused, and so is a WaitDuration set together with IntervalFunction or
 	// IntervalBiFunction. It is used to the nanosecond.
 	WaitDuration time.Duration
 
@@ -71,8 +75,9 @@ type Config struct {
 	// by this list alone: retried when it matches, returned at once otherwise — RetryErrors,
 	// IgnoreErrors and RetryOnErrorPredicate never see it. Empty (the default) retries no
 	// rejection. Resilience4j's behaviour, retrying a call refused by an inner breaker, is
-	// RetryRejections: []error{circuitbreaker.ErrCallNotPermitted}, and levee.AnyRejection()
-	// retries every rejection, as Resilience4j does by default. Nil entries, and sentinels that
+	// RetryRejections: []error{circuitbreaker.ErrCallNotPermitted}, and
+	// RetryRejections: levee.AllRejections() retries every rejection, as Resilience4j does by
+	// default. Nil entries, and sentinels that
 	// are not levee rejections, are refused.
 	RetryRejections []error
 
@@ -279,32 +284,19 @@ func compile(cfg Config) (*settings, error) {
 	}, nil
 }
 
-// compileErrors checks and compiles one of the error lists. A sentinel entry (not made by
-// levee.ErrorType) must be a levee rejection in RetryRejections and must not be one in the other
-// lists, which never see rejections: such an entry could never match.
+// compileErrors checks and compiles one of the error lists by the rule every pattern shares
+// (errmatch.CompileField): a sentinel entry must be a levee rejection in RetryRejections and
+// must not be one in the other lists, which never see rejections: such an entry could never
+// match.
 func compileErrors(field string, entries []error) (errmatch.List, error) {
-	rejections := field == "RetryRejections"
-	list, err := errmatch.Compile("retry: "+field, entries)
-	if err != nil {
-		return errmatch.List{}, err
+	f := errmatch.Field{Package: "retry", Name: field, Instead: "RetryRejections"}
+	switch field {
+	case "RetryRejections":
+		f.Rejections, f.Instead = true, "RetryErrors"
+	case "IgnoreErrors":
+		f.Unless = "not retried"
 	}
-	for i, e := range entries {
-		if _, marker := errmatch.TypeOf(e); marker || reject.Is(e) == rejections {
-			continue
-		}
-		switch field {
-		case "RetryRejections":
-			return errmatch.List{}, fmt.Errorf("retry: %s[%d] must be a levee rejection (levee.IsRejection) "+
-				"or levee.ErrorType[E](), got %q; list other errors in RetryErrors", field, i, e.Error())
-		case "RetryErrors":
-			return errmatch.List{}, fmt.Errorf("retry: %s[%d] must not be a levee rejection, got %q; "+
-				"list it in RetryRejections", field, i, e.Error())
-		default:
-			return errmatch.List{}, fmt.Errorf("retry: %s[%d] must not be a levee rejection, got %q; "+
-				"a rejection is not retried unless RetryRejections lists it", field, i, e.Error())
-		}
-	}
-	return list, nil
+	return errmatch.CompileField(f, entries)
 }
 
 // Name returns the name given to New.

@@ -330,7 +330,7 @@ func (s *storer) store(ctx context.Context, batch []stream.Result[entry, int64])
 // newPatterns configures the patterns guarding the gateway: 5xx answers and timeouts are
 // retried and recorded, the caller's own errors (4xx) neither.
 func newPatterns() (levee.Patterns, error) {
-	backoff, err := retry.ExponentialRandomBackoff(10*time.Millisecond, 2, 0.5, 40*time.Millisecond)
+	backoff, err := retry.ExponentialRandomBackoff(10*time.Millisecond, 2, 0.5, 40*time.Millisecond, nil)
 	if err != nil {
 		return levee.Patterns{}, err
 	}

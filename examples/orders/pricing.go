@@ -72,7 +72,7 @@ const (
 func newPatterns(cfg config) (levee.Patterns, error) {
 	// Exponential backoff with jitter, so that workers that failed together do not retry
 	// together: about 50ms, then 100ms.
-	backoff, err := retry.ExponentialRandomBackoff(cfg.Backoff, 2, 0.5, 4*cfg.Backoff)
+	backoff, err := retry.ExponentialRandomBackoff(cfg.Backoff, 2, 0.5, 4*cfg.Backoff, nil)
 	if err != nil {
 		return levee.Patterns{}, err
 	}

@@ -106,6 +106,54 @@ func (l List) Match(err error) bool {
 	return false
 }
 
+// Field describes one error list of a pattern's config, for CompileField: which package and
+// field it is, whether it holds levee rejections or the dependency's own errors, and where an
+// entry of the other kind belongs.
+type Field struct {
+	Package string // the pattern's package, the prefix of every error: "retry"
+	Name    string // the field: "RetryErrors"
+	// Rejections is set for the lists named for levee rejections (RecordRejections,
+	// RetryRejections), which see nothing else.
+	Rejections bool
+	// Instead is the field an entry of the other kind belongs in: for a rejection list, the
+	// field for the dependency's errors; for an error list, the rejection list.
+	Instead string
+	// Unless, when set, replaces "list it in Instead" in the refusal of a rejection by an error
+	// list whose opposite is not Instead (a list of ignored errors: a rejection is already
+	// ignored unless Instead lists it): "a rejection is <Unless> unless Instead lists it".
+	Unless string
+}
+
+// CompileField checks and compiles the entries of one error list of a pattern's config, by the
+// one rule every pattern follows: an entry is a sentinel (matched with errors.Is) or a marker
+// made by Type or AnyRejection (errors.As); nil entries are refused; and a sentinel must be a
+// levee rejection (reject.Is) in a list named for rejections and must not be one in any other
+// list, which never sees a rejection: either mistake could never match. Every refusal names
+// the package, the field, the index and, for an entry of the wrong kind, the field to use.
+func CompileField(f Field, entries []error) (List, error) {
+	list, err := Compile(f.Package+": "+f.Name, entries)
+	if err != nil {
+		return List{}, err
+	}
+	for i, e := range entries {
+		if _, marker := TypeOf(e); marker || reject.Is(e) == f.Rejections {
+			continue
+		}
+		switch {
+		case f.Rejections:
+			return List{}, fmt.Errorf("%s: %s[%d] must be a levee rejection (levee.IsRejection) "+
+				"or levee.ErrorType[E](), got %q; list other errors in %s", f.Package, f.Name, i, e.Error(), f.Instead)
+		case f.Unless != "":
+			return List{}, fmt.Errorf("%s: %s[%d] must not be a levee rejection, got %q; "+
+				"a rejection is %s unless %s lists it", f.Package, f.Name, i, e.Error(), f.Unless, f.Instead)
+		default:
+			return List{}, fmt.Errorf("%s: %s[%d] must not be a levee rejection, got %q; "+
+				"list it in %s", f.Package, f.Name, i, e.Error(), f.Instead)
+		}
+	}
+	return list, nil
+}
+
 // typedNil reports whether err is a non-nil interface holding a nil pointer, map, slice, func
 // or channel.
 func typedNil(err error) bool {

@@ -65,3 +65,52 @@ func TestTypeErrorMatchesEveryError(t *testing.T) {
 	require.True(t, ok)
 	assert.Equal(t, reflect.TypeFor[error](), typ)
 }
+
+type rejection struct{}
+
+func (rejection) Error() string        { return "full" }
+func (rejection) LeveeRejection() bool { return true }
+
+var errRejected error = rejection{}
+
+// TestCompileFieldOneRule: every pattern's lists are checked by CompileField, so one table
+// covers the rule and its messages.
+func TestCompileFieldOneRule(t *testing.T) {
+	errs := Field{Package: "p", Name: "RecordErrors", Instead: "RecordRejections"}
+	ignore := Field{Package: "p", Name: "IgnoreErrors", Instead: "RecordRejections", Unless: "ignored"}
+	rejections := Field{Package: "p", Name: "RecordRejections", Rejections: true, Instead: "RecordErrors"}
+	tests := []struct {
+		name    string
+		field   Field
+		entries []error
+		want    string
+	}{
+		{"nil", errs, []error{errSentinel, nil}, "p: RecordErrors[1] is nil; want a sentinel error or levee.ErrorType[E]()"},
+		{"typed nil", rejections, []error{(*httpError)(nil)},
+			"p: RecordRejections[0] is a nil *errmatch.httpError; want a sentinel error or levee.ErrorType[*errmatch.httpError]() for every error of its type"},
+		{"rejection in an error list", errs, []error{errSentinel, errRejected},
+			`p: RecordErrors[1] must not be a levee rejection, got "full"; list it in RecordRejections`},
+		{"wrapped rejection in an error list", errs, []error{fmt.Errorf("w: %w", errRejected)},
+			`p: RecordErrors[0] must not be a levee rejection, got "w: full"; list it in RecordRejections`},
+		{"rejection in an ignore list", ignore, []error{errRejected},
+			`p: IgnoreErrors[0] must not be a levee rejection, got "full"; a rejection is ignored unless RecordRejections lists it`},
+		{"error in a rejection list", rejections, []error{errRejected, errSentinel},
+			`p: RecordRejections[1] must be a levee rejection (levee.IsRejection) or levee.ErrorType[E](), got "sentinel"; list other errors in RecordErrors`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			l, err := CompileField(tt.field, tt.entries)
+			assert.EqualError(t, err, tt.want)
+			assert.True(t, l.Empty())
+		})
+	}
+
+	// Markers pass every list; a rejection list matches the rejections it names.
+	l, err := CompileField(errs, []error{errSentinel, Type[*httpError](), AnyRejection()})
+	require.NoError(t, err)
+	assert.True(t, l.Match(&httpError{500}))
+	l, err = CompileField(rejections, []error{errRejected, Type[*httpError]()})
+	require.NoError(t, err)
+	assert.True(t, l.Match(fmt.Errorf("w: %w", errRejected)))
+	assert.False(t, l.Match(errSentinel))
+}
