@@ -2,6 +2,10 @@
 // and its rxgo operators (the operators module), and the settings their options share: one
 // ordered, bounded, concurrent stage, so that both packages behave alike and an option is
 // written once.
+//
+// It sits on the engines floor of levee's layout, beside stream and async, above the
+// composition: it guards each element through the chain of the operator's *levee.Pipeline
+// (internal/compose), which the operator converts the pipeline to once.
 package engine
 
 import (
