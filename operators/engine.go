@@ -138,7 +138,7 @@ func (e *emission[V, C]) run(ctx context.Context, up rxgo.Observable, seen *obse
 	st := engine.Stage[numbered, step[V, C]]{
 		Concurrency: e.set.em.Concurrency,
 		Window:      e.set.em.Window,
-		Ordered:     !e.set.em.Unordered,
+		Ordered:     e.set.em.Ordered(),
 		Receive:     s.receive,
 		Call:        s.call,
 		Deliver:     s.deliver,

@@ -88,7 +88,7 @@ func newStage[V, C, O any](op string, in <-chan V, p *levee.Pipeline[C], fn func
 	s.engine = engine.Stage[V, Result[V, C]]{
 		Concurrency: set.em.Concurrency,
 		Window:      set.em.Window,
-		Ordered:     !set.em.Unordered,
+		Ordered:     set.em.Ordered(),
 		Receive:     s.receive,
 		Call:        s.call,
 		Deliver:     s.deliver,
