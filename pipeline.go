@@ -6,7 +6,7 @@ import (
 	"github.com/levee-go/levee/bulkhead"
 	"github.com/levee-go/levee/circuitbreaker"
 	"github.com/levee-go/levee/fallback"
-	"github.com/levee-go/levee/internal/pipeline"
+	"github.com/levee-go/levee/internal/compose"
 	"github.com/levee-go/levee/ratelimiter"
 	"github.com/levee-go/levee/retry"
 	"github.com/levee-go/levee/timelimiter"
@@ -23,32 +23,22 @@ import (
 // Resilience4j's annotation order instead.
 //
 // A nil *Pipeline guards nothing: its calls run as they are, except that a panic still becomes a
-// *PanicError and a nil call ErrNilCall.
-type Pipeline[T any] struct {
-	c pipeline.Chain[T]
-}
+// *PanicError and a nil call ErrNilCall. The zero Pipeline guards nothing either.
+//
+// Pipeline is defined as the chain of levee's engines (an internal package beside this one), so
+// that levee's stream, operators and async packages convert a *Pipeline[T] to that chain at no
+// cost to guard one element at a time without allocating; nothing is registered at init time.
+// Its representation is not part of the API.
+type Pipeline[T any] compose.Chain[T]
 
-func init() {
-	// levee's stream, operators and async packages guard one element at a time through the
-	// chain itself, passing the element apart from the function (see internal/pipeline).
-	pipeline.SetPipelineChain(func(p any) any {
-		if c, ok := p.(interface{ chain() any }); ok {
-			return c.chain()
-		}
-		return nil
-	})
-}
-
-// chain returns the *pipeline.Chain[T] behind p (nil for a nil p) as any.
-func (p *Pipeline[T]) chain() any {
-	if p == nil {
-		return (*pipeline.Chain[T])(nil)
-	}
-	return &p.c
-}
+// chain returns the chain behind p, nil for a nil p.
+func (p *Pipeline[T]) chain() *compose.Chain[T] { return (*compose.Chain[T])(p) }
 
 // Compose returns an empty Pipeline for calls returning T, to be built with the With... methods.
-func Compose[T any]() *Pipeline[T] { return &Pipeline[T]{c: pipeline.New[T]()} }
+func Compose[T any]() *Pipeline[T] {
+	c := compose.New[T]()
+	return (*Pipeline[T])(&c)
+}
 
 func (p *Pipeline[T]) orEmpty() *Pipeline[T] {
 	if p == nil {
@@ -57,8 +47,9 @@ func (p *Pipeline[T]) orEmpty() *Pipeline[T] {
 	return p
 }
 
-func (p *Pipeline[T]) with(l pipeline.Layer[T]) *Pipeline[T] {
-	return &Pipeline[T]{c: p.orEmpty().c.With(l)}
+func (p *Pipeline[T]) with(l compose.Layer[T]) *Pipeline[T] {
+	c := p.orEmpty().chain().With(l)
+	return (*Pipeline[T])(&c)
 }
 
 // WithBulkhead returns p wrapped in bh: the call holds one bulkhead permit while everything
@@ -67,7 +58,7 @@ func (p *Pipeline[T]) WithBulkhead(bh *bulkhead.Bulkhead) *Pipeline[T] {
 	if bh == nil {
 		return p.orEmpty()
 	}
-	return p.with(pipeline.Bulkhead[T](bh))
+	return p.with(compose.Bulkhead[T](bh))
 }
 
 // WithTimeLimiter returns p wrapped in tl: everything added before runs with its own deadline
@@ -76,7 +67,7 @@ func (p *Pipeline[T]) WithTimeLimiter(tl *timelimiter.TimeLimiter) *Pipeline[T] 
 	if tl == nil {
 		return p.orEmpty()
 	}
-	return p.with(pipeline.TimeLimiter[T](tl))
+	return p.with(compose.TimeLimiter[T](tl))
 }
 
 // WithRateLimiter returns p wrapped in rl: each run of what was added before takes one
@@ -85,7 +76,7 @@ func (p *Pipeline[T]) WithRateLimiter(rl *ratelimiter.RateLimiter) *Pipeline[T] 
 	if rl == nil {
 		return p.orEmpty()
 	}
-	return p.with(pipeline.RateLimiter[T](rl))
+	return p.with(compose.RateLimiter[T](rl))
 }
 
 // WithCircuitBreaker returns p wrapped in cb: each run of what was added before is one call
@@ -94,7 +85,7 @@ func (p *Pipeline[T]) WithCircuitBreaker(cb *circuitbreaker.CircuitBreaker) *Pip
 	if cb == nil {
 		return p.orEmpty()
 	}
-	return p.with(pipeline.CircuitBreaker[T](cb))
+	return p.with(compose.CircuitBreaker[T](cb))
 }
 
 // WithRetry returns p wrapped in r: what was added before is attempted up to r's MaxAttempts
@@ -103,7 +94,7 @@ func (p *Pipeline[T]) WithRetry(r *retry.Retry) *Pipeline[T] {
 	if r == nil {
 		return p.orEmpty()
 	}
-	return p.with(pipeline.Retry[T](r))
+	return p.with(compose.Retry[T](r))
 }
 
 // WithFallback returns p wrapped in f: f answers the failures of what was added before. Added
@@ -114,7 +105,7 @@ func (p *Pipeline[T]) WithFallback(f *fallback.Fallback[T]) *Pipeline[T] {
 	if f == nil {
 		return p.orEmpty()
 	}
-	return p.with(pipeline.Fallback[T](f))
+	return p.with(compose.Fallback[T](f))
 }
 
 // Decorator is a layer of a Pipeline written outside levee: a middleware that receives the
@@ -124,7 +115,11 @@ func (p *Pipeline[T]) WithFallback(f *fallback.Fallback[T]) *Pipeline[T] {
 // must not run next after it has returned. Fault injection (package chaos) and decorators of
 // one's own are added with Pipeline.With. Resilience4j's counterpart is Decorators' withX
 // taking a custom decorator function.
-type Decorator[T any] func(ctx context.Context, next func(context.Context) (T, error)) (T, error)
+//
+// Decorator is an alias of its function type, so that a pattern package below levee (adaptive,
+// chaos) can return a Decorator without importing levee: any function of this signature is a
+// Decorator as it is.
+type Decorator[T any] = func(ctx context.Context, next func(context.Context) (T, error)) (T, error)
 
 // With returns p wrapped in d, as the other With... methods wrap p in a pattern: d receives
 // everything added before as next, and the layers added after see d's result as the call's.
@@ -138,7 +133,7 @@ func (p *Pipeline[T]) With(d Decorator[T]) *Pipeline[T] {
 	if d == nil {
 		return p.orEmpty()
 	}
-	return p.with(pipeline.Decorator[T](d))
+	return p.with(compose.Decorator[T](d))
 }
 
 // Execute runs call through the pipeline and returns what the outermost layer returns. A nil
@@ -148,18 +143,12 @@ func (p *Pipeline[T]) With(d Decorator[T]) *Pipeline[T] {
 // outlives Execute): pass a function value made once, such as a method value stored at
 // start-up, where that allocation matters.
 func (p *Pipeline[T]) Execute(ctx context.Context, call Call[T]) (T, error) {
-	if p == nil {
-		return (*pipeline.Chain[T])(nil).Execute(ctx, call)
-	}
-	return p.c.Execute(ctx, call)
+	return p.chain().Execute(ctx, call)
 }
 
 // ExecuteOutcome is Execute that also reports whether a fallback answered: Outcome.Fallback is
 // true when the value returned is a fallback's answer, and Outcome.Cause is the error it
 // answered. Inside a Retry, only the attempt whose result is returned counts.
 func (p *Pipeline[T]) ExecuteOutcome(ctx context.Context, call Call[T]) (T, fallback.Outcome, error) {
-	if p == nil {
-		return (*pipeline.Chain[T])(nil).ExecuteOutcome(ctx, call)
-	}
-	return p.c.ExecuteOutcome(ctx, call)
+	return p.chain().ExecuteOutcome(ctx, call)
 }

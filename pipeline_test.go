@@ -402,3 +402,24 @@ func TestPanicIsAnErrorWhateverTheInnermostPattern(t *testing.T) {
 	assert.Equal(t, "recovered", v)
 	assert.True(t, out.Fallback)
 }
+
+// The zero Pipeline guards nothing, as a nil one, and builds on as an empty one.
+func TestZeroPipelineGuardsNothing(t *testing.T) {
+	var p levee.Pipeline[string]
+	v, err := p.Execute(context.Background(), func(context.Context) (string, error) { return "ok", nil })
+	require.NoError(t, err)
+	assert.Equal(t, "ok", v)
+	_, err = p.Execute(context.Background(), func(context.Context) (string, error) { panic("boom") })
+	var pe *levee.PanicError
+	require.ErrorAs(t, err, &pe)
+	assert.Equal(t, "boom", pe.Value)
+
+	fb, err := fallback.New("fb", fallback.OnAny(fallback.Value("stale")))
+	require.NoError(t, err)
+	v, out, err := p.WithFallback(fb).ExecuteOutcome(context.Background(), func(context.Context) (string, error) {
+		return "", errors.New("down")
+	})
+	require.NoError(t, err)
+	assert.Equal(t, "stale", v)
+	assert.True(t, out.Fallback)
+}

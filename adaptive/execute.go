@@ -3,7 +3,6 @@ package adaptive
 import (
 	"context"
 
-	"github.com/levee-go/levee"
 	"github.com/levee-go/levee/internal/safe"
 )
 
@@ -52,10 +51,10 @@ func Execute[T any](ctx context.Context, l *Limiter, call func(context.Context) 
 // layer is one Execute(ctx, l, next), so every call, stream element or future the pipeline
 // guards takes a permit of l. Placed inside a Retry, each attempt takes its own permit; placed
 // inside a CircuitBreaker, a refusal is a levee rejection the breaker does not record. A nil l
-// returns a nil Decorator, which With skips.
+// returns a nil levee.Decorator, which With skips.
 //
 //	p := levee.Compose[Quote]().With(adaptive.Decorator[Quote](limiter)).WithCircuitBreaker(cb)
-func Decorator[T any](l *Limiter) levee.Decorator[T] {
+func Decorator[T any](l *Limiter) func(ctx context.Context, next func(context.Context) (T, error)) (T, error) {
 	if l == nil {
 		return nil
 	}

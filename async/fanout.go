@@ -5,7 +5,7 @@ import (
 	"sync"
 
 	"github.com/levee-go/levee"
-	"github.com/levee-go/levee/internal/pipeline"
+	"github.com/levee-go/levee/internal/compose"
 	"github.com/levee-go/levee/internal/safe"
 )
 
@@ -43,9 +43,9 @@ func Map[A, T any](ctx context.Context, p *levee.Pipeline[T], fn func(context.Co
 	if fn == nil {
 		return nil, safe.ErrNilCall
 	}
-	c := pipeline.Of[T](p)
+	c := (*compose.Chain[T])(p)
 	return fanOut(ctx, len(inputs), opts, func(ctx context.Context, i int) Result[T] {
-		v, out, err := pipeline.ApplyOutcome(ctx, c, fn, inputs[i])
+		v, out, err := compose.ApplyOutcome(ctx, c, fn, inputs[i])
 		return Result[T]{Value: v, Err: err, Outcome: out}
 	})
 }

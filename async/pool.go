@@ -7,9 +7,9 @@ import (
 	"time"
 
 	"github.com/levee-go/levee"
+	"github.com/levee-go/levee/internal/compose"
 	"github.com/levee-go/levee/internal/event"
 	"github.com/levee-go/levee/internal/logging"
-	"github.com/levee-go/levee/internal/pipeline"
 	"github.com/levee-go/levee/internal/safe"
 )
 
@@ -170,7 +170,7 @@ func Submit[T any](ctx context.Context, pool *WorkerPool, p *levee.Pipeline[T], 
 		}
 		// The pool refused the call: p's fallback answers, as for a semaphore bulkhead's
 		// refusal inside p, and the future is completed with its answer.
-		v, out, err := pipeline.Recover(ctx, pipeline.Of[T](p), err)
+		v, out, err := compose.Recover(ctx, (*compose.Chain[T])(p), err)
 		f.complete(Result[T]{Value: v, Err: err, Outcome: out})
 		return f, err
 	}

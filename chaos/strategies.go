@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/levee-go/levee"
 	"github.com/levee-go/levee/internal/safe"
 )
 
@@ -203,10 +202,10 @@ func (b *Behaviour) before(ctx context.Context) error {
 }
 
 // Decorator returns s as a layer for levee.Pipeline.With, in any position: each run of the
-// layer is one Execute(ctx, s, next). A nil s returns a nil Decorator, which With skips.
+// layer is one Execute(ctx, s, next). A nil s returns a nil levee.Decorator, which With skips.
 //
 //	p := levee.Compose[Order]().With(chaos.Decorator[Order](fault)).WithCircuitBreaker(cb)
-func Decorator[T any](s Strategy) levee.Decorator[T] {
+func Decorator[T any](s Strategy) func(ctx context.Context, next func(context.Context) (T, error)) (T, error) {
 	if s == nil || s.injector() == nil {
 		return nil
 	}
@@ -276,8 +275,8 @@ func (o *Outcome[T]) Execute(ctx context.Context, call func(context.Context) (T,
 }
 
 // Decorator returns o as a layer for levee.Pipeline.With, in any position: each run of the
-// layer is one o.Execute(ctx, next). A nil o returns a nil Decorator, which With skips.
-func (o *Outcome[T]) Decorator() levee.Decorator[T] {
+// layer is one o.Execute(ctx, next). A nil o returns a nil levee.Decorator, which With skips.
+func (o *Outcome[T]) Decorator() func(ctx context.Context, next func(context.Context) (T, error)) (T, error) {
 	if o == nil {
 		return nil
 	}

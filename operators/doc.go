@@ -22,7 +22,9 @@
 // error item ends an Observable for ReactiveX and for rxgo's operators under their default
 // error strategy; MapResults emits it as a value and goes on. ContinueOnError makes a failed
 // element one error item among values instead. Concurrency, Window, Unordered, StopOnError,
-// Buffer, PauseWhileOpen, OrderByKey and WithFallback mean what they mean in the stream package; each call goes through
+// Buffer, PauseWhileOpen, OrderByKey, OrderByKeyAndInput and WithFallback mean what they mean
+// in the stream package, and agree as they do there (OrderByKey with Unordered is OrderByKey,
+// a Window with Unordered a bound that always holds); each call goes through
 // the pipeline without a closure per item. Error items of the upstream are forwarded in their
 // place and are no call's failure. CommitWatermark keeps a commit watermark over the
 // upstream's value items: acknowledge with Watermark.Ack(r.Index) after MapResults, and with

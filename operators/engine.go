@@ -7,8 +7,8 @@ import (
 
 	"github.com/levee-go/levee"
 	"github.com/levee-go/levee/internal/chans"
+	"github.com/levee-go/levee/internal/compose"
 	"github.com/levee-go/levee/internal/engine"
-	"github.com/levee-go/levee/internal/pipeline"
 	"github.com/levee-go/levee/internal/safe"
 	"github.com/reactivex/rxgo/v2"
 )
@@ -25,7 +25,7 @@ import (
 // subscription's goroutine emits the results.
 type emission[V, C any] struct {
 	op     string
-	p      *pipeline.Chain[C] // the *levee.Pipeline[C]'s, looked up once
+	p      *compose.Chain[C] // the *levee.Pipeline[C]'s chain
 	fn     func(context.Context, V) (C, error)
 	fb     func(context.Context, V, error) (C, error)
 	expand func(r Result[V, C], send func(rxgo.Item) bool) bool
@@ -63,7 +63,7 @@ func newEmission[V, C any](op string, stops bool, p *levee.Pipeline[C], fn func(
 		}
 	}
 	stop := set.em.StopOnError || stops && !set.em.ContinueOnError
-	return &emission[V, C]{op: op, p: pipeline.Of[C](p), fn: fn, fb: fb, expand: expand, set: set, stop: stop,
+	return &emission[V, C]{op: op, p: (*compose.Chain[C])(p), fn: fn, fb: fb, expand: expand, set: set, stop: stop,
 		newLanes: newLanes}, nil
 }
 
@@ -138,7 +138,7 @@ func (e *emission[V, C]) run(ctx context.Context, up rxgo.Observable, seen *obse
 	st := engine.Stage[numbered, step[V, C]]{
 		Concurrency: e.set.em.Concurrency,
 		Window:      e.set.em.Window,
-		Ordered:     !e.set.em.Unordered,
+		Ordered:     e.set.em.Ordered(),
 		Receive:     s.receive,
 		Call:        s.call,
 		Deliver:     s.deliver,

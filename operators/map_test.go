@@ -265,8 +265,8 @@ func TestMapRefusesOptionsThatContradictEachOther(t *testing.T) {
 		{"Window too large", []operators.Option{operators.Window(operators.MaxWindow + 1)}, "operators: Window must be in [1, 65536], got 65537"},
 		{"Window below Concurrency", []operators.Option{operators.Window(4), operators.Concurrency(8)},
 			"operators: Window must be in [8, 65536] (at least Concurrency), got 4"},
-		{"Window and Unordered", []operators.Option{operators.Unordered(), operators.Concurrency(2), operators.Window(4)},
-			"operators: set Window or Unordered, not both"},
+		{"Window below Concurrency, Unordered", []operators.Option{operators.Unordered(), operators.Concurrency(8), operators.Window(4)},
+			"operators: Window must be in [8, 65536] (at least Concurrency), got 4"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -135,8 +135,10 @@ func Concurrency(n int) Option {
 // emitted yet, that one included, are taken from the upstream and either being called or
 // finished and waiting for the ones before them, so one slow element stops new calls only
 // once n-1 items after it have been taken; with OrderByKey, the items taken and not yet
-// emitted, those waiting for their key included. n must be in [Concurrency, MaxWindow]; Window
-// and Unordered together are refused.
+// emitted, those waiting for their key included; with OrderByKeyAndInput, as for ordered
+// output. n must be in [Concurrency, MaxWindow]. With Unordered the window is a bound that
+// always holds (unordered output takes no more than Concurrency items ahead of those
+// emitted): Window with Unordered is accepted and changes nothing.
 //
 // It applies to Map, MapResults, Filter and FlatMap.
 func Window(n int) Option {
@@ -232,7 +234,9 @@ func CommitWatermark(w *Watermark) Option {
 
 // Unordered emits each result as soon as its call ends, instead of in input order; Result's
 // Index still tells each element's position. With a Concurrency of 1 the order is the
-// input's either way. With OrderByKey it is refused.
+// input's either way. With OrderByKey it is accepted and changes nothing: OrderByKey already
+// emits the items of different keys as their calls end. With OrderByKeyAndInput, which emits
+// in input order, it is refused.
 //
 // It applies to Map, MapResults, Filter and FlatMap.
 func Unordered() Option {
@@ -263,18 +267,39 @@ func Unordered() Option {
 // element with a *levee.PanicError, without a call and without WithFallback. The type of key
 // must match the operator: func(V) K for Map[V, R], MapResults[V, R], Filter[V] and
 // FlatMap[V, R]; the operator refuses any other, and a nil key. OrderByKey with Unordered is
-// refused. Resilience4j has no counterpart.
+// OrderByKey; to keep the upstream order across keys as well, give OrderByKeyAndInput instead
+// (not both). Resilience4j has no counterpart.
 //
 // It applies to Map, MapResults, Filter and FlatMap.
 func OrderByKey[V any, K comparable](key func(V) K) Option {
 	return emissionOption("OrderByKey", func(em *engine.Settings) error { return em.SetKey(engine.KeyBy(key), key == nil) })
 }
 
+// OrderByKeyAndInput calls the elements of one key one at a time, in upstream order, as
+// OrderByKey does, and emits every item in upstream order, as without OrderByKey, as
+// stream.OrderByKeyAndInput: the calls of one key never overlap, the calls of different keys
+// run in parallel, up to Concurrency at once, and an item whose call has ended waits for the
+// items before it, of every key, within the Window (default: the Concurrency). An upstream
+// error item, or a value that is not a V, has no key and keeps its place in the order.
+//
+// Everything OrderByKey says of key and of the options it meets holds here, except the order
+// across keys: StopOnError stops at the first error item in upstream order, and Unordered,
+// which contradicts it, is refused, as is OrderByKey given with it. With a Concurrency of 1,
+// the order is the upstream's and key is not called. Resilience4j has no counterpart.
+//
+// It applies to Map, MapResults, Filter and FlatMap.
+func OrderByKeyAndInput[V any, K comparable](key func(V) K) Option {
+	return emissionOption("OrderByKeyAndInput", func(em *engine.Settings) error {
+		return em.SetKeyAndInput(engine.KeyBy(key), key == nil)
+	})
+}
+
 // StopOnError ends the subscription at the first error item the operator emits: a failed
 // element (once every fallback has had its say), whose error is then a *StoppedError naming
 // the element, or an error item of the upstream, forwarded unchanged. Calls still running
 // are cancelled and the upstream is cancelled and no longer read. "First" is in input order by
-// default and in completion order with Unordered.
+// default and with OrderByKeyAndInput, in completion order with Unordered, and in the order
+// of the items emitted with OrderByKey.
 //
 // It is the default of Map, Filter and FlatMap, which emit a failed element as an error item:
 // an error item ends an Observable for ReactiveX and for rxgo's operators and terminal methods

@@ -194,8 +194,13 @@ func TestOrderByKeyIsRefusedWhenInvalid(t *testing.T) {
 		{"nil key", []operators.Option{operators.OrderByKey[int, string](nil)}, "operators: OrderByKey needs a key function, got nil"},
 		{"key of another type", []operators.Option{operators.Concurrency(2), operators.OrderByKey(func(s string) string { return s })},
 			"operators: Map needs an OrderByKey function of type func(int) K, got func(string) string"},
-		{"with Unordered", []operators.Option{operators.Unordered(), operators.OrderByKey(func(v int) int { return v })},
-			"operators: set Unordered or OrderByKey, not both"},
+		{"nil key, in input order", []operators.Option{operators.OrderByKeyAndInput[int, string](nil)}, "operators: OrderByKeyAndInput needs a key function, got nil"},
+		{"key of another type, in input order", []operators.Option{operators.Concurrency(2), operators.OrderByKeyAndInput(func(s string) string { return s })},
+			"operators: Map needs an OrderByKeyAndInput function of type func(int) K, got func(string) string"},
+		{"in input order with Unordered", []operators.Option{operators.Unordered(), operators.OrderByKeyAndInput(func(v int) int { return v })},
+			"operators: set OrderByKeyAndInput or Unordered, not both: one sends the Results in input order, the other as their calls end"},
+		{"both key orders", []operators.Option{operators.OrderByKeyAndInput(func(v int) int { return v }), operators.OrderByKey(func(v int) int { return v })},
+			"operators: set OrderByKey or OrderByKeyAndInput, not both"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			op, err := operators.Map(nil, double, tc.opts...)

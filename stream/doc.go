@@ -43,7 +43,10 @@
 // A consumer of a partitioned log that needs only each key's order gives OrderByKey: the
 // elements of one key are called one at a time and their Results sent in input order, while
 // other keys go on in parallel, past a slow key, within the Window; the watermark still counts
-// by input index.
+// by input index. OrderByKeyAndInput keeps the calls of one key from overlapping in the same
+// way and sends every Result in input order, within the Window. Options that agree are
+// accepted together: OrderByKey with Unordered is OrderByKey, and a Window with Unordered is a
+// bound that unordered output always keeps.
 //
 // # Per subscription
 //

@@ -117,8 +117,12 @@ func Concurrency(n int) Option {
 // With OrderByKey, n bounds in the same way the elements taken and not yet sent, those
 // waiting for an earlier element of their key included.
 //
-// n must be in [Concurrency, MaxWindow]. Unordered output holds no result back, so Window
-// and Unordered together are refused.
+// With OrderByKeyAndInput, n bounds the elements taken and not yet sent, as for ordered
+// output: a Result waits for the Results before it, of every key, within the window.
+//
+// n must be in [Concurrency, MaxWindow]. With Unordered, which holds no result back, the
+// window is a bound that always holds: unordered output takes no more than Concurrency
+// elements ahead of those sent, and Window with Unordered is accepted (and changes nothing).
 //
 // It applies to Map, Filter, FlatMap and Batch.
 func Window(n int) Option {
@@ -254,7 +258,10 @@ func CommitWatermark(w *Watermark) Option {
 
 // Unordered sends each result as soon as its call ends, instead of in input order. The
 // Index of each Result still gives the position of its element in the input. With a
-// Concurrency of 1 the order is the input's either way. With OrderByKey it is refused.
+// Concurrency of 1 the order is the input's either way. With OrderByKey it is accepted and
+// changes nothing: OrderByKey already sends the Results of different keys as their calls end,
+// and keeps each key's order. With OrderByKeyAndInput, which sends in input order, it is
+// refused.
 //
 // It applies to Map, Filter, FlatMap and Batch.
 func Unordered() Option {
@@ -292,19 +299,44 @@ func Unordered() Option {
 // so an element whose key is not equal to itself (NaN) is ordered with no other.
 // The type of key must match the operator's element: func(V) K for Map[V, R], Filter[V] and
 // FlatMap[V, R], func([]V) K for Batch (whose element is the batch); the operator refuses any
-// other with an error, and a nil key. OrderByKey with Unordered is refused: the Results of one
-// key are ordered. Resilience4j has no counterpart.
+// other with an error, and a nil key. OrderByKey with Unordered is OrderByKey (unordered
+// across keys, ordered within one); to keep the input order across keys as well, give
+// OrderByKeyAndInput instead (not both). Resilience4j has no counterpart.
 //
 // It applies to Map, Filter, FlatMap and Batch.
 func OrderByKey[V any, K comparable](key func(V) K) Option {
 	return emissionOption("OrderByKey", func(em *engine.Settings) error { return em.SetKey(engine.KeyBy(key), key == nil) })
 }
 
+// OrderByKeyAndInput calls the elements of one key one at a time, in input order, as
+// OrderByKey does, and sends every Result in input order, as without OrderByKey: the calls
+// of one key never overlap (an element waits for its key's previous call to end, without
+// holding a worker), the calls of different keys run in parallel, up to Concurrency at once,
+// and the output is the input's order. A Result whose call has ended waits for the Results
+// before it, of every key, within the Window (default: the Concurrency), which bounds the
+// elements taken from the input and not yet sent, as for ordered output. It is for a consumer
+// whose calls on one entity must not overlap (two updates of one account) but that commits or
+// hands on its output in the input's order; OrderByKey, which lets other keys pass a slow one,
+// is the choice when each key's order is all that matters.
+//
+// Everything OrderByKey says of key, of a failed key and of the options it meets holds here,
+// except the order across keys: StopOnError stops at the first failed element in input order,
+// and Unordered, which contradicts the input order, is refused, as is OrderByKey given with
+// it. With a Concurrency of 1, the order is the input's and key is not called. Resilience4j and
+// Confluent's parallel consumer have no counterpart.
+//
+// It applies to Map, Filter, FlatMap and Batch.
+func OrderByKeyAndInput[V any, K comparable](key func(V) K) Option {
+	return emissionOption("OrderByKeyAndInput", func(em *engine.Settings) error {
+		return em.SetKeyAndInput(engine.KeyBy(key), key == nil)
+	})
+}
+
 // StopOnError ends the stream at the first failed element (a Result whose Err is not nil
 // once every fallback has had its say): that Result is the last one sent, its Err a
 // *StoppedError naming the element, calls still running are cancelled and no further element
-// is read from the input. "First" is in input order by default and in completion order with
-// Unordered. By default a failed element is one Result among others and the stream goes on.
+// is read from the input. "First" is in input order by default and with OrderByKeyAndInput,
+// in completion order with Unordered, and in the order of the Results sent with OrderByKey. By default a failed element is one Result among others and the stream goes on.
 //
 // It applies to Map, Filter, FlatMap and Batch.
 func StopOnError() Option {

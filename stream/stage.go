@@ -7,8 +7,8 @@ import (
 
 	"github.com/levee-go/levee"
 	"github.com/levee-go/levee/internal/chans"
+	"github.com/levee-go/levee/internal/compose"
 	"github.com/levee-go/levee/internal/engine"
-	"github.com/levee-go/levee/internal/pipeline"
 	"github.com/levee-go/levee/internal/safe"
 	"github.com/levee-go/levee/internal/tracker"
 )
@@ -30,7 +30,7 @@ type stage[V, C, O any] struct {
 	in  <-chan V
 	out chan Result[V, O]
 
-	p      *pipeline.Chain[C] // the *levee.Pipeline[C]'s, looked up once
+	p      *compose.Chain[C] // the *levee.Pipeline[C]'s chain
 	fn     func(context.Context, V) (C, error)
 	fb     func(context.Context, V, error) (C, error)
 	expand func(r Result[V, C], yield func(Result[V, O]) bool) bool
@@ -70,7 +70,7 @@ func newStage[V, C, O any](op string, in <-chan V, p *levee.Pipeline[C], fn func
 	s := &stage[V, C, O]{
 		in:          in,
 		out:         make(chan Result[V, O], set.em.Buffer),
-		p:           pipeline.Of[C](p),
+		p:           (*compose.Chain[C])(p),
 		fn:          fn,
 		fb:          fb,
 		expand:      expand,
@@ -88,7 +88,7 @@ func newStage[V, C, O any](op string, in <-chan V, p *levee.Pipeline[C], fn func
 	s.engine = engine.Stage[V, Result[V, C]]{
 		Concurrency: set.em.Concurrency,
 		Window:      set.em.Window,
-		Ordered:     !set.em.Unordered,
+		Ordered:     set.em.Ordered(),
 		Receive:     s.receive,
 		Call:        s.call,
 		Deliver:     s.deliver,

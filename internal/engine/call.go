@@ -5,7 +5,7 @@ import (
 	"time"
 
 	"github.com/levee-go/levee/fallback"
-	"github.com/levee-go/levee/internal/pipeline"
+	"github.com/levee-go/levee/internal/compose"
 	"github.com/levee-go/levee/internal/safe"
 )
 
@@ -13,15 +13,15 @@ import (
 // stream's stage and the operators' subscription. With a pause, a call a levee pattern refuses
 // is held and retried as Pause.Call decides, and paused is the time it was held; when the stage
 // stops while it is held (done closed), err is ctx.Err() and the element has no result.
-func Guard[V, C any](ctx context.Context, done <-chan struct{}, pause *Pause, c *pipeline.Chain[C],
+func Guard[V, C any](ctx context.Context, done <-chan struct{}, pause *Pause, c *compose.Chain[C],
 	fn func(context.Context, V) (C, error), v V) (val C, o fallback.Outcome, err error, paused time.Duration) {
 	if pause == nil {
-		val, o, err = pipeline.ApplyOutcome(ctx, c, fn, v)
+		val, o, err = compose.ApplyOutcome(ctx, c, fn, v)
 		return val, o, err, 0
 	}
 	paused, ok := pause.Call(done, func() bool {
-		val, o, err = pipeline.ApplyOutcome(ctx, c, fn, v)
-		return pipeline.Refused(err, o)
+		val, o, err = compose.ApplyOutcome(ctx, c, fn, v)
+		return compose.Refused(err, o)
 	})
 	if !ok {
 		var zero C

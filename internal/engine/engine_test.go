@@ -29,11 +29,19 @@ func TestSettingsRefuseOutOfRangeValuesAndContradictions(t *testing.T) {
 			require.NoError(t, s.SetWindow(7))
 			return s.Check()
 		}, "Window must be in [8, 65536] (at least Concurrency), got 7"},
-		{"Window and Unordered", func(s *Settings) error {
-			require.NoError(t, s.SetWindow(7))
+		{"OrderByKeyAndInput and Unordered", func(s *Settings) error {
+			require.NoError(t, s.SetKeyAndInput(KeyBy(func(v int) int { return v }), false))
 			s.Unordered = true
 			return s.Check()
-		}, "set Window or Unordered, not both"},
+		}, "set OrderByKeyAndInput or Unordered, not both: one sends the Results in input order, the other as their calls end"},
+		{"OrderByKey and OrderByKeyAndInput", func(s *Settings) error {
+			require.NoError(t, s.SetKey(KeyBy(func(v int) int { return v }), false))
+			require.NoError(t, s.SetKeyAndInput(KeyBy(func(v int) int { return v }), false))
+			return s.Check()
+		}, "set OrderByKey or OrderByKeyAndInput, not both"},
+		{"nil OrderByKeyAndInput", func(s *Settings) error {
+			return s.SetKeyAndInput(KeyBy[int, string](nil), true)
+		}, "OrderByKeyAndInput needs a key function, got nil"},
 		{"StopOnError and ContinueOnError", func(s *Settings) error {
 			s.StopOnError, s.ContinueOnError = true, true
 			return s.Check()
@@ -49,6 +57,35 @@ func TestSettingsRefuseOutOfRangeValuesAndContradictions(t *testing.T) {
 	require.NoError(t, s.Check())
 	require.NoError(t, s.SetWindow(1))
 	require.NoError(t, s.Check(), "a window equal to the concurrency")
+	s.Unordered = true
+	require.NoError(t, s.Check(), "a Window with Unordered is a bound that always holds")
+	assert.False(t, s.Ordered())
+}
+
+// Ordered tells the mode the options amount to: input order by default and with
+// OrderByKeyAndInput, completion order with Unordered, key order only with OrderByKey.
+func TestSettingsOrdered(t *testing.T) {
+	key := KeyBy(func(v int) int { return v })
+	for _, tc := range []struct {
+		name       string
+		set        func(s *Settings)
+		ordered    bool
+		keyOrdered bool
+	}{
+		{"default", func(*Settings) {}, true, false},
+		{"Unordered", func(s *Settings) { s.Unordered = true }, false, false},
+		{"OrderByKey", func(s *Settings) { require.NoError(t, s.SetKey(key, false)) }, false, false},
+		{"OrderByKey and Unordered", func(s *Settings) { require.NoError(t, s.SetKey(key, false)); s.Unordered = true }, false, false},
+		{"OrderByKeyAndInput", func(s *Settings) { require.NoError(t, s.SetKeyAndInput(key, false)) }, true, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := Defaults()
+			tc.set(&s)
+			require.NoError(t, s.Check())
+			assert.Equal(t, tc.ordered, s.Ordered())
+			assert.Equal(t, tc.keyOrdered, s.KeyInputOrder)
+		})
+	}
 }
 
 func TestFallbackChecksTheFunctionType(t *testing.T) {

@@ -31,12 +31,23 @@ func (s *Settings) SetKey(key any, isNil bool) error {
 	if isNil {
 		return errors.New("OrderByKey needs a key function, got nil")
 	}
-	s.Key = key
+	s.Key, s.KeyInputOrder = key, false
+	s.keyOptions |= keyByOption
 	return nil
 }
 
-// Keys returns the maker of the lanes of OrderByKey for the operator op, whose elements are of
-// type V, or nil without OrderByKey. Each run of a stage needs lanes of its own.
+// SetKeyAndInput records OrderByKeyAndInput(key); isNil tells whether key's function is nil.
+func (s *Settings) SetKeyAndInput(key any, isNil bool) error {
+	if isNil {
+		return errors.New("OrderByKeyAndInput needs a key function, got nil")
+	}
+	s.Key, s.KeyInputOrder = key, true
+	s.keyOptions |= keyAndInputOption
+	return nil
+}
+
+// Keys returns the maker of the lanes of OrderByKey or OrderByKeyAndInput for the operator op,
+// whose elements are of type V, or nil without either. Each run of a stage needs lanes of its own.
 func Keys[V any](op string, s *Settings) (func() LaneSet[V], error) {
 	if s.Key == nil {
 		return nil, nil
@@ -47,8 +58,12 @@ func Keys[V any](op string, s *Settings) (func() LaneSet[V], error) {
 		if f, ok := s.Key.(interface{ funcType() reflect.Type }); ok {
 			got = f.funcType()
 		}
-		return nil, fmt.Errorf("%s needs an OrderByKey function of type func(%v) K, got %v",
-			op, reflect.TypeFor[V](), got)
+		name := "OrderByKey"
+		if s.KeyInputOrder {
+			name = "OrderByKeyAndInput"
+		}
+		return nil, fmt.Errorf("%s needs an %s function of type func(%v) K, got %v",
+			op, name, reflect.TypeFor[V](), got)
 	}
 	return k.newLanes, nil
 }

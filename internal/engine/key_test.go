@@ -28,8 +28,10 @@ func TestKeysChecksTheKeyFunctionType(t *testing.T) {
 	require.NoError(t, err)
 	require.NotNil(t, newLanes)
 
+	assert.False(t, s.Ordered(), "OrderByKey orders by key only")
 	s.Unordered = true
-	assert.EqualError(t, s.Check(), "set Unordered or OrderByKey, not both")
+	require.NoError(t, s.Check(), "OrderByKey with Unordered is OrderByKey")
+	assert.False(t, s.Ordered())
 	s.Unordered = false
 	require.NoError(t, s.SetConcurrency(4))
 	require.NoError(t, s.SetWindow(16))

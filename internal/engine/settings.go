@@ -35,8 +35,19 @@ type Settings struct {
 	Pause           bool          // PauseWhileOpen given
 	MaxPause        time.Duration // its bound, 0 for none
 	Watermark       *Watermark    // CommitWatermark, nil without it
-	Key             any           // OrderByKey's *Key[V, K], checked by Keys; nil without it
+	Key             any           // OrderByKey's or OrderByKeyAndInput's *Key[V, K], checked by Keys; nil without either
+	KeyInputOrder   bool          // the Key is OrderByKeyAndInput's: results in input order too
+	keyOptions      uint8         // keyByOption | keyAndInputOption: which of the two were given
 }
+
+const (
+	keyByOption       uint8 = 1 << iota // OrderByKey
+	keyAndInputOption                   // OrderByKeyAndInput
+)
+
+// Ordered reports whether results are delivered in input order: by default and with
+// OrderByKeyAndInput, not with Unordered, nor with OrderByKey, which orders them by key only.
+func (s *Settings) Ordered() bool { return !s.Unordered && (s.Key == nil || s.KeyInputOrder) }
 
 // Defaults returns the settings of an operator given no option.
 func Defaults() Settings { return Settings{Concurrency: 1, Buffer: DefaultBuffer} }
@@ -105,10 +116,14 @@ func (s *Settings) SetFallback(fn any, isNil bool) error {
 // Check checks what no single option can: the options that depend on one another.
 func (s *Settings) Check() error {
 	switch {
-	case s.Key != nil && s.Unordered:
-		return errors.New("set Unordered or OrderByKey, not both")
-	case s.Window != 0 && s.Unordered:
-		return errors.New("set Window or Unordered, not both")
+	// OrderByKey with Unordered is OrderByKey: it already sends the Results of different keys
+	// as their calls end. Window with Unordered is a bound that unordered output always keeps:
+	// it takes no more than Concurrency elements ahead of those sent, and the Window is at least
+	// that. Only options that contradict one another are refused.
+	case s.keyOptions == keyByOption|keyAndInputOption:
+		return errors.New("set OrderByKey or OrderByKeyAndInput, not both")
+	case s.KeyInputOrder && s.Unordered:
+		return errors.New("set OrderByKeyAndInput or Unordered, not both: one sends the Results in input order, the other as their calls end")
 	case s.Window != 0 && s.Window < s.Concurrency:
 		return fmt.Errorf("Window must be in [%d, %d] (at least Concurrency), got %d", s.Concurrency, MaxWindow, s.Window)
 	case s.StopOnError && s.ContinueOnError:

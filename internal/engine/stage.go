@@ -2,6 +2,10 @@
 // and its rxgo operators (the operators module), and the settings their options share: one
 // ordered, bounded, concurrent stage, so that both packages behave alike and an option is
 // written once.
+//
+// It sits on the engines floor of levee's layout, beside stream and async, above the
+// composition: it guards each element through the chain of the operator's *levee.Pipeline
+// (internal/compose), which the operator converts the pipeline to once.
 package engine
 
 import (
@@ -24,11 +28,13 @@ import (
 // that order, each as soon as its call has ended (its key's earlier inputs are out by then);
 // inputs of different keys are called in parallel and delivered in completion order. An input
 // whose key is busy waits in its key's lane without holding a worker, and its key's worker
-// calls it next; a key with nothing in flight has no lane.
+// calls it next; a key with nothing in flight has no lane. With Lanes and Ordered, the inputs
+// of one key are called in the same way, and every result is delivered in input order, within
+// the window: a result waits for the results of the inputs of other keys before it.
 type Stage[I, R any] struct {
 	Concurrency int  // calls at once, >= 1
 	Window      int  // when Ordered or by key: inputs taken and not yet delivered, >= Concurrency; 0 means Concurrency
-	Ordered     bool // deliver in input order; ignored with Lanes
+	Ordered     bool // deliver in input order, with Lanes too (per key and across keys)
 
 	// Lanes, when set, gives each input the lane of its key, for the order by key; with a
 	// Concurrency of 1 it is not used, the order being the input's. The stage calls it under
@@ -156,7 +162,7 @@ func (k *keyed[I]) next(l *Lane) (job[I], bool) {
 
 func (s *Stage[I, R]) concurrent(done <-chan struct{}, wg *sync.WaitGroup) {
 	n, w := s.Concurrency, s.Concurrency
-	ordered := s.Ordered && s.Lanes == nil
+	ordered := s.Ordered
 	if (ordered || s.Lanes != nil) && s.Window > n {
 		w = s.Window
 	}
@@ -169,9 +175,10 @@ func (s *Stage[I, R]) concurrent(done <-chan struct{}, wg *sync.WaitGroup) {
 	total := make(chan int, 1) // the number of inputs, once the input has ended
 	// Ordered results go to slot seq%w: the tokens guarantee that the result of input seq-w
 	// has been taken from it before input seq is handed out, so a slot never holds two and
-	// a worker never blocks on it. Unordered ones, and those ordered by key, share one channel
-	// of the same capacity: a key's worker sends the result of one of its inputs before it
-	// calls the next, so they come out of the channel in the key's order.
+	// a worker never blocks on it (by key too: a key's worker puts the result of one of its
+	// inputs in its slot before it calls the next). Unordered ones, and those ordered by key
+	// only, share one channel of the same capacity: a key's worker sends the result of one of
+	// its inputs before it calls the next, so they come out of the channel in the key's order.
 	var slots []chan R
 	var results chan R
 	if ordered {

@@ -1,4 +1,4 @@
-package pipeline_test
+package compose_test
 
 import (
 	"testing"
@@ -11,16 +11,16 @@ import (
 	"github.com/levee-go/levee/bulkhead"
 	"github.com/levee-go/levee/circuitbreaker"
 	"github.com/levee-go/levee/fallback"
-	"github.com/levee-go/levee/internal/pipeline"
+	"github.com/levee-go/levee/internal/compose"
 	"github.com/levee-go/levee/ratelimiter"
 )
 
 func TestRefused(t *testing.T) {
-	assert.False(t, pipeline.Refused(nil, fallback.Outcome{}))
-	assert.False(t, pipeline.Refused(errDown, fallback.Outcome{}))
-	assert.True(t, pipeline.Refused(bulkhead.ErrBulkheadFull, fallback.Outcome{}))
-	assert.True(t, pipeline.Refused(nil, fallback.Outcome{Fallback: true, Cause: circuitbreaker.ErrCallNotPermitted}))
-	assert.False(t, pipeline.Refused(nil, fallback.Outcome{Fallback: true, Cause: errDown}))
+	assert.False(t, compose.Refused(nil, fallback.Outcome{}))
+	assert.False(t, compose.Refused(errDown, fallback.Outcome{}))
+	assert.True(t, compose.Refused(bulkhead.ErrBulkheadFull, fallback.Outcome{}))
+	assert.True(t, compose.Refused(nil, fallback.Outcome{Fallback: true, Cause: circuitbreaker.ErrCallNotPermitted}))
+	assert.False(t, compose.Refused(nil, fallback.Outcome{Fallback: true, Cause: errDown}))
 }
 
 // RetryAfter is the later of an OPEN breaker's remaining wait and a rate limiter's time to its
@@ -34,9 +34,9 @@ func TestRetryAfterAndWatch(t *testing.T) {
 		require.NoError(t, err)
 		bh, err := bulkhead.New("bh", bulkhead.Config{MaxConcurrentCalls: 1})
 		require.NoError(t, err)
-		c := pipeline.New[int]().With(pipeline.Bulkhead[int](bh)).With(pipeline.RateLimiter[int](rl)).
-			With(pipeline.CircuitBreaker[int](cb))
-		var nilChain *pipeline.Chain[int]
+		c := compose.New[int]().With(compose.Bulkhead[int](bh)).With(compose.RateLimiter[int](rl)).
+			With(compose.CircuitBreaker[int](cb))
+		var nilChain *compose.Chain[int]
 		assert.Equal(t, time.Duration(0), nilChain.RetryAfter())
 		assert.Equal(t, time.Duration(0), c.RetryAfter())
 

@@ -1,4 +1,4 @@
-package pipeline_test
+package compose_test
 
 import (
 	"context"
@@ -13,7 +13,7 @@ import (
 	"github.com/levee-go/levee"
 	"github.com/levee-go/levee/circuitbreaker"
 	"github.com/levee-go/levee/fallback"
-	"github.com/levee-go/levee/internal/pipeline"
+	"github.com/levee-go/levee/internal/compose"
 	"github.com/levee-go/levee/internal/safe"
 	"github.com/levee-go/levee/retry"
 )
@@ -27,8 +27,8 @@ func price(_ context.Context, sku int) (string, error) {
 	return "sku " + strconv.Itoa(sku), nil
 }
 
-// Of finds the chain behind a *levee.Pipeline: the same patterns guard what Apply runs.
-func TestOfIsThePipelinesChain(t *testing.T) {
+// A *levee.Pipeline converts to its chain: the same patterns guard what Apply runs.
+func TestPipelineConvertsToItsChain(t *testing.T) {
 	cb, err := circuitbreaker.New("cb", circuitbreaker.Config{SlidingWindowSize: 10, MinimumNumberOfCalls: 10})
 	require.NoError(t, err)
 	rt, err := retry.New("rt", retry.Config{MaxAttempts: 2, WaitDuration: retry.NoWait})
@@ -37,16 +37,16 @@ func TestOfIsThePipelinesChain(t *testing.T) {
 	require.NoError(t, err)
 	p := levee.Compose[string]().WithCircuitBreaker(cb).WithRetry(rt).WithFallback(fb)
 
-	c := pipeline.Of[string](p)
+	c := (*compose.Chain[string])(p)
 	require.NotNil(t, c)
-	v, out, err := pipeline.ApplyOutcome(context.Background(), c, price, -1)
+	v, out, err := compose.ApplyOutcome(context.Background(), c, price, -1)
 	require.NoError(t, err)
 	assert.Equal(t, "stale", v)
 	assert.True(t, out.Fallback)
 	assert.ErrorIs(t, out.Cause, errDown)
 	assert.Equal(t, 2, cb.Metrics().NumberOfFailedCalls, "Retry(CircuitBreaker): one outcome per attempt")
 
-	v, err = pipeline.Apply(context.Background(), c, price, 7)
+	v, err = compose.Apply(context.Background(), c, price, 7)
 	require.NoError(t, err)
 	assert.Equal(t, "sku 7", v)
 	assert.Equal(t, 1, cb.Metrics().NumberOfSuccessfulCalls)
@@ -55,23 +55,23 @@ func TestOfIsThePipelinesChain(t *testing.T) {
 // A nil pipeline has a nil chain, which guards nothing but still turns a panic into an error.
 func TestNilChainGuardsNothing(t *testing.T) {
 	var p *levee.Pipeline[string]
-	c := pipeline.Of[string](p)
+	c := (*compose.Chain[string])(p)
 	assert.Nil(t, c)
-	v, out, err := pipeline.ApplyOutcome(context.Background(), c, price, 3)
+	v, out, err := compose.ApplyOutcome(context.Background(), c, price, 3)
 	require.NoError(t, err)
 	assert.Equal(t, "sku 3", v)
 	assert.Equal(t, fallback.Outcome{}, out)
-	_, err = pipeline.Apply(context.Background(), c, func(context.Context, int) (string, error) { panic("boom") }, 3)
+	_, err = compose.Apply(context.Background(), c, func(context.Context, int) (string, error) { panic("boom") }, 3)
 	var pe *safe.PanicError
 	require.ErrorAs(t, err, &pe)
 	assert.Equal(t, "boom", pe.Value)
 }
 
 func TestNilFunctionIsRefused(t *testing.T) {
-	c := pipeline.New[string]()
-	_, err := pipeline.Apply[int](context.Background(), &c, nil, 1)
+	c := compose.New[string]()
+	_, err := compose.Apply[int](context.Background(), &c, nil, 1)
 	assert.ErrorIs(t, err, safe.ErrNilCall)
-	_, out, err := pipeline.ApplyOutcome[int](context.Background(), &c, nil, 1)
+	_, out, err := compose.ApplyOutcome[int](context.Background(), &c, nil, 1)
 	assert.ErrorIs(t, err, safe.ErrNilCall)
 	assert.Equal(t, fallback.Outcome{}, out)
 	_, err = c.Execute(context.Background(), nil)
@@ -87,7 +87,7 @@ func TestApplyAllocatesNothing(t *testing.T) {
 	require.NoError(t, err)
 	fb, err := fallback.New("fb", fallback.OnAny(fallback.Value("stale")))
 	require.NoError(t, err)
-	c := pipeline.Of[string](levee.DefaultPipeline(levee.Patterns{Retry: rt, CircuitBreaker: cb}, fb))
+	c := (*compose.Chain[string])(levee.DefaultPipeline(levee.Patterns{Retry: rt, CircuitBreaker: cb}, fb))
 	ctx := context.Background()
 	calls := 0
 	quote := func(_ context.Context, sku int) (string, error) {
@@ -98,8 +98,8 @@ func TestApplyAllocatesNothing(t *testing.T) {
 		return "in stock", nil
 	}
 	sku := 1000 // above 255: boxing such an int would allocate
-	assert.Zero(t, testing.AllocsPerRun(1000, func() { _, _ = pipeline.Apply(ctx, c, quote, sku) }))
-	assert.Zero(t, testing.AllocsPerRun(1000, func() { _, _, _ = pipeline.ApplyOutcome(ctx, c, quote, sku) }))
+	assert.Zero(t, testing.AllocsPerRun(1000, func() { _, _ = compose.Apply(ctx, c, quote, sku) }))
+	assert.Zero(t, testing.AllocsPerRun(1000, func() { _, _, _ = compose.ApplyOutcome(ctx, c, quote, sku) }))
 	assert.Equal(t, 2002, calls, "AllocsPerRun runs once more to warm up")
 	assert.Equal(t, 0, cb.Metrics().NumberOfFailedCalls)
 }
@@ -108,11 +108,11 @@ func TestApplyAllocatesNothing(t *testing.T) {
 func TestWithLeavesTheReceiverUnchanged(t *testing.T) {
 	fb, err := fallback.New("fb", fallback.OnAny(fallback.Value("stale")))
 	require.NoError(t, err)
-	base := pipeline.New[string]()
-	withFallback := base.With(pipeline.Fallback(fb))
-	_, err = pipeline.Apply(context.Background(), &base, price, -1)
+	base := compose.New[string]()
+	withFallback := base.With(compose.Fallback(fb))
+	_, err = compose.Apply(context.Background(), &base, price, -1)
 	assert.ErrorIs(t, err, errDown)
-	v, err := pipeline.Apply(context.Background(), &withFallback, price, -1)
+	v, err := compose.Apply(context.Background(), &withFallback, price, -1)
 	require.NoError(t, err)
 	assert.Equal(t, "stale", v)
 }

@@ -1,4 +1,4 @@
-package pipeline_test
+package compose_test
 
 import (
 	"testing"

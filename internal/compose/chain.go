@@ -1,13 +1,21 @@
-// Package pipeline runs an ordered composition of levee's patterns around a call: it is the
-// engine behind levee.Pipeline.
+// Package compose runs an ordered composition of levee's patterns around a call: it is the
+// chain behind levee.Pipeline, whose type is defined as Chain (type Pipeline[T] Chain[T]), so
+// that a *levee.Pipeline[T] converts to a *Chain[T] and back at no cost.
 //
-// It also takes a call's argument apart from the call (Apply, ApplyOutcome), which
-// levee.Pipeline does not offer: levee's stream, operators and async packages guard one element
-// or input at a time with it and allocate nothing per element. A closure over the element
-// handed to levee.Pipeline.Execute would escape to the heap, because a time limiter runs the
-// call on a goroutine that may outlive Execute; with the argument passed apart, only the time
-// limiter's own path copies it.
-package pipeline
+// It sits on the composition floor of levee's layout (beside package levee, above the
+// patterns, which it imports, and below the engines): levee builds its Pipeline on it, and
+// levee's engines (internal/engine, stream, async, and the operators module) convert the
+// *levee.Pipeline[T] they are given with (*compose.Chain[T])(p), once per stream, operator or
+// fan-out, to reach what levee.Pipeline does not offer. Nothing is registered at init time.
+//
+// What they reach is the call's argument taken apart from the call (Apply, ApplyOutcome): they
+// guard one element or input at a time with it and allocate nothing per element. A closure
+// over the element handed to levee.Pipeline.Execute would escape to the heap, because a time
+// limiter runs the call on a goroutine that may outlive Execute; with the argument passed
+// apart, only the time limiter's own path copies it. They also reach what the pause of a
+// stream needs from the patterns of a chain (Refused, CanRefuse, Watch, RetryAfter) and the
+// fallbacks of a chain for a call refused before it ran (Recover).
+package compose
 
 import (
 	"context"
@@ -305,20 +313,4 @@ func Recover[T any](ctx context.Context, c *Chain[T], err error) (T, fallback.Ou
 		}
 	}
 	return v, out, err
-}
-
-// pipelineChain returns the *Chain[T] behind a *levee.Pipeline[T], as any. Package levee
-// imports this one, not the reverse, so it installs the function once, from its init.
-var pipelineChain func(p any) any
-
-// SetPipelineChain installs f as the way Of reads a *levee.Pipeline[T]. Only package levee
-// calls it, once, from its init.
-func SetPipelineChain(f func(p any) any) { pipelineChain = f }
-
-// Of returns the chain behind p, which must be a *levee.Pipeline[T]: nil for a nil pipeline,
-// which guards nothing. Callers look it up once per stream, operator or fan-out, not per
-// element.
-func Of[T any](p any) *Chain[T] {
-	c, _ := pipelineChain(p).(*Chain[T])
-	return c
 }
