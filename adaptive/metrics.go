@@ -29,7 +29,7 @@ func (l *Limiter) Metrics() Metrics {
 		Limit:         l.limit,
 		InFlight:      l.inFlight,
 		Queued:        l.queued,
-		NoLoadLatency: l.noLoad,
+		NoLoadLatency: l.noLoadLocked(),
 		Permitted:     l.permitted,
 		Rejected:      l.rejected,
 		Dropped:       l.dropped,
