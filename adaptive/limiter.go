@@ -30,11 +30,11 @@ type Limiter struct {
 	// a call taken in the current round moves the limit: a latency measured under an older
 	// limit says nothing about the current one, and acting on it would overshoot. Such a call
 	// still teaches a baseline (staleObserver).
-	round  uint64
-	lowest time.Duration // the lowest latency of a call not dropped, 0 before the first
-	permitted      uint64
-	rejected       uint64
-	dropped        uint64
+	round     uint64
+	lowest    time.Duration // the lowest latency of a call not dropped, 0 before the first
+	permitted uint64
+	rejected  uint64
+	dropped   uint64
 }
 
 // New returns a limiter named name (the name appears in errors, events and metrics) with the
@@ -48,11 +48,11 @@ func New(name string, cfg Config) (*Limiter, error) {
 		return nil, err
 	}
 	return &Limiter{
-		name:     name,
-		cfg:      cfg,
-		fullErr:  &LimitExceededError{Name: name},
-		alg:      newAlgorithm(cfg),
-		limit:    cfg.InitialLimit,
+		name:    name,
+		cfg:     cfg,
+		fullErr: &LimitExceededError{Name: name},
+		alg:     newAlgorithm(cfg),
+		limit:   cfg.InitialLimit,
 	}, nil
 }
 
