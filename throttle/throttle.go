@@ -24,10 +24,10 @@ type Throttler struct {
 	errFull  *ThrottledError
 	matchAny bool // no RecordErrors and no predicate: every error is a rejection
 
-	mu        sync.Mutex
-	buckets   []counts // ring; buckets[epoch % len] holds epoch's counts
-	epoch     int64    // the newest bucket's number since start
-	total     counts   // the sum of buckets
+	mu      sync.Mutex
+	buckets []counts // ring; buckets[epoch % len] holds epoch's counts
+	epoch   int64    // the newest bucket's number since start
+	total   counts   // the sum of buckets
 	// Counted outside mu, so that an admission takes mu once.
 	permitted atomic.Uint64
 	throttled atomic.Uint64
