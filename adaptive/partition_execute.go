@@ -57,3 +57,15 @@ func PartitionedDecorator[T any](l *PartitionedLimiter) levee.Decorator[T] {
 		return ExecutePartitioned(ctx, l, next)
 	}
 }
+
+// PrioritizedDecorator returns l behind p as a layer for levee.Pipeline.With: each run is one
+// ExecutePrioritized(ctx, p, l, next), the level read from the call's context. A nil l
+// returns a nil Decorator, which With skips; a nil p is Decorator(l).
+func PrioritizedDecorator[T any](p *Prioritizer, l *Limiter) levee.Decorator[T] {
+	if l == nil {
+		return nil
+	}
+	return func(ctx context.Context, next func(context.Context) (T, error)) (T, error) {
+		return ExecutePrioritized(ctx, p, l, next)
+	}
+}
