@@ -87,4 +87,3 @@ func TestPrioritizerUnderThreeTimesOverload(t *testing.T) {
 		t.Logf("p50 %v p99 %v", percentile(lat, 0.5), percentile(lat, 0.99))
 	})
 }
-
