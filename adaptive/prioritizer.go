@@ -174,6 +174,21 @@ func (l *Limiter) state() (inFlight, limit, queued int) {
 	return l.inFlight, l.limit, l.queued
 }
 
+// tryAcquire takes a permit when one is free at once, as Acquire's fast path, and otherwise
+// returns the limit and the queued callers, all under one lock.
+func (l *Limiter) tryAcquire() (p Permit, ok bool, limit, queued int) {
+	l.mu.Lock()
+	if l.admitLocked() {
+		p = Permit{l: l, started: time.Now(), round: l.round, inFlight: l.inFlight}
+		l.mu.Unlock()
+		l.publish(EventCallPermitted, -1)
+		return p, true, 0, 0
+	}
+	limit, queued = l.limit, l.queued
+	l.mu.Unlock()
+	return Permit{}, false, limit, queued
+}
+
 // rate maps a queue of queued callers over limit to the fraction of levels to shed.
 func (p *Prioritizer) rate(queued, limit int) float64 {
 	if limit <= 0 {
@@ -240,16 +255,17 @@ func (p *Prioritizer) Acquire(ctx context.Context, l *Limiter) (Permit, error) {
 	c := &p.counts[level.Priority()]
 	p.arrivals[level].Add(1)
 	p.calibrate(int64(time.Since(p.start)))
-	inFlight, limit, queued := l.state()
-	if inFlight >= limit {
-		r := max(float64(p.shared.Load())/1e9, p.rate(queued, limit))
-		if p.shed(level, r) {
+	if ctx.Err() == nil {
+		if permit, ok, limit, queued := l.tryAcquire(); ok {
+			c.admitted.Add(1)
+			return permit, nil
+		} else if r := max(float64(p.shared.Load())/1e9, p.rate(queued, limit)); p.shed(level, r) {
 			c.shed.Add(1)
 			return Permit{}, p.shedErr[level.Priority()]
 		}
-		c.queued.Add(1)
-		defer c.queued.Add(-1)
 	}
+	c.queued.Add(1)
+	defer c.queued.Add(-1)
 	permit, err := l.Acquire(ctx)
 	if err != nil {
 		c.rejected.Add(1)
