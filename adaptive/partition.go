@@ -71,6 +71,17 @@ type PartitionedLimiter struct {
 	round    uint64
 	delayed  int
 	parts    []partitionState
+
+	// A limiter of NewKeyed has a partition per key with calls in flight, created on its
+	// first call and forgotten with its last: keys maps them to parts, free lists the
+	// indexes of parts to reuse.
+	keyed            bool
+	maxKeys          int
+	keys             map[string]int
+	free             []int
+	keysRefused      uint64
+	delayKeyed       time.Duration
+	keysRefusedShare uint64
 }
 
 type partitionState struct {
@@ -138,6 +149,9 @@ func NewPartitioned(name string, cfg PartitionedConfig) (*PartitionedLimiter, er
 
 // sharesLocked recomputes each partition's limit from the total.
 func (l *PartitionedLimiter) sharesLocked() {
+	if l.keyed {
+		return // a key's share is computed at each call
+	}
 	for i := range l.parts {
 		p := &l.parts[i]
 		if p.Share == 0 {
@@ -203,6 +217,9 @@ func (l *PartitionedLimiter) AcquirePartition(ctx context.Context, partition str
 		return Permit{}, ErrNilLimiter
 	}
 	ctx = safe.Ctx(ctx)
+	if l.keyed {
+		return l.acquireKey(ctx, partition)
+	}
 	i, ok := l.byName[partition]
 	if !ok {
 		i = len(l.parts) - 1
@@ -223,13 +240,19 @@ func (l *PartitionedLimiter) AcquirePartition(ctx context.Context, partition str
 		return permit, nil
 	}
 	p.rejected++
-	delay := p.RejectionDelay > 0 && l.delayed < l.cfg.MaxDelayedCalls
+	return l.refuseLocked(ctx, p.RejectionDelay)
+}
+
+// refuseLocked unlocks l.mu, waits out delay if the bound on delayed callers allows, and
+// returns the rejection.
+func (l *PartitionedLimiter) refuseLocked(ctx context.Context, d time.Duration) (Permit, error) {
+	delay := d > 0 && l.delayed < l.cfg.MaxDelayedCalls
 	if delay {
 		l.delayed++
 	}
 	l.mu.Unlock()
 	if delay {
-		t := time.NewTimer(p.RejectionDelay)
+		t := time.NewTimer(d)
 		select {
 		case <-t.C:
 		case <-ctx.Done():
@@ -252,6 +275,9 @@ func (l *PartitionedLimiter) end(pm Permit, kind sampleKind) {
 	}
 	p.inFlight--
 	l.inFlight--
+	if l.keyed && p.inFlight == 0 {
+		l.forgetKeyLocked(pm.part)
+	}
 	if kind == sampleIgnore {
 		return
 	}
