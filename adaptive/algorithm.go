@@ -112,3 +112,36 @@ func (l *Limiter) noLoadLocked() time.Duration {
 	}
 	return l.lowest
 }
+
+// AlgorithmMetrics is a snapshot of the inputs and state of a limiter's algorithm, for
+// dashboards: what moved the limit.
+type AlgorithmMetrics struct {
+	// Algorithm is the algorithm in use.
+	Algorithm Algorithm
+	// Estimate is the algorithm's limit before it is truncated to whole calls.
+	Estimate float64
+	// NoLoadLatency is Vegas's baseline (0 for the others); Probing reports a Vegas probe
+	// under way.
+	NoLoadLatency time.Duration
+	Probing       bool
+	// ShortRTT and LongRTT are Gradient2's last window average and long-term average (0 for
+	// the others).
+	ShortRTT, LongRTT time.Duration
+}
+
+// AlgorithmMetrics returns a snapshot of l's algorithm, or the zero value for a nil l.
+func (l *Limiter) AlgorithmMetrics() AlgorithmMetrics {
+	if l == nil {
+		return AlgorithmMetrics{}
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	m := AlgorithmMetrics{Algorithm: l.cfg.Algorithm, Estimate: l.alg.Limit()}
+	switch a := l.alg.(type) {
+	case *VegasLimit:
+		m.NoLoadLatency, m.Probing = a.noLoad, a.probing
+	case *Gradient2Limit:
+		m.ShortRTT, m.LongRTT = a.shortRTT, a.LongRTT()
+	}
+	return m
+}

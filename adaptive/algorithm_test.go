@@ -1,6 +1,7 @@
 package adaptive_test
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"testing"
@@ -109,4 +110,22 @@ func ExampleNewAlgorithm() {
 	// 10 ms: limit 11.60
 	// 20 ms: limit 12.40
 	// 40 ms: limit 12.58
+}
+
+func TestAlgorithmMetrics(t *testing.T) {
+	l, err := adaptive.New("g", adaptive.Config{Algorithm: adaptive.Gradient2, InitialLimit: 1, MinLimit: 1})
+	require.NoError(t, err)
+	assert.Equal(t, adaptive.AlgorithmMetrics{Algorithm: adaptive.Gradient2, Estimate: 1}, l.AlgorithmMetrics())
+	p, err := l.Acquire(context.Background())
+	require.NoError(t, err)
+	p.OnDropped() // a window at Timeout, 5 s
+	m := l.AlgorithmMetrics()
+	assert.Equal(t, 5*time.Second, m.ShortRTT)
+	assert.Equal(t, 5*time.Second, m.LongRTT)
+	assert.InDelta(t, 0.8+(1+4)*0.2, m.Estimate, 1e-12)
+	var nl *adaptive.Limiter
+	assert.Zero(t, nl.AlgorithmMetrics())
+	v, err := adaptive.New("v", adaptive.Config{})
+	require.NoError(t, err)
+	assert.Equal(t, adaptive.AlgorithmMetrics{Algorithm: adaptive.Vegas, Estimate: 20}, v.AlgorithmMetrics())
 }

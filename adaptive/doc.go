@@ -34,6 +34,16 @@
 // OnIgnore or Record. Metrics (Limit, InFlight, Queued and counts) and Subscribe
 // (CALL_PERMITTED, CALL_REJECTED, LIMIT_CHANGED events) observe the limiter.
 //
+// # Overload: partitions and priorities
+//
+// NewPartitioned divides the limit into partitions (per tenant, route or class of traffic),
+// each guaranteed its share and borrowing idle capacity, as Netflix's partitioned limiters;
+// NewKeyed gives each key (tenant) with calls in flight an equal share, with bounded memory.
+// WithPartition names a call's partition in its context. A Prioritizer, shared by several
+// limiters, sheds the calls that would queue from the lowest priority level up as the queue
+// grows, and never sheds priority.Critical; the call's level comes from its context (package
+// priority). Both offer Execute-style helpers and Decorators for pipelines.
+//
 // Admitting a call, ending it and refusing one allocate nothing; a caller that queues
 // allocates its place in the queue. One mutex guards the limit, the count in flight and the
 // queue; it is never held across a user's call or an event consumer.
