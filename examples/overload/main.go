@@ -234,7 +234,9 @@ func run(w io.Writer, ln net.Listener, tr *http.Transport, url string) (report, 
 				failMu.Unlock()
 			}
 		})
-		time.Sleep(pace)
+		// Paced from the start, not from the last request, so that a slow machine keeps the
+		// rate (sending the late ones at once).
+		time.Sleep(time.Until(start.Add(time.Duration(i+1) * pace)))
 	}
 	wg.Wait()
 	_ = srv.Shutdown(context.Background())
