@@ -254,12 +254,16 @@ func (p *Prioritizer) Acquire(ctx context.Context, l *Limiter) (Permit, error) {
 	level := priority.LevelFromContext(ctx)
 	c := &p.counts[level.Priority()]
 	p.arrivals[level].Add(1)
-	p.calibrate(int64(time.Since(p.start)))
 	if ctx.Err() == nil {
-		if permit, ok, limit, queued := l.tryAcquire(); ok {
+		// The clock is read once: the permit's start times the calibration too.
+		permit, ok, limit, queued := l.tryAcquire()
+		if ok {
+			p.calibrate(int64(permit.started.Sub(p.start)))
 			c.admitted.Add(1)
 			return permit, nil
-		} else if r := max(float64(p.shared.Load())/1e9, p.rate(queued, limit)); p.shed(level, r) {
+		}
+		p.calibrate(int64(time.Since(p.start)))
+		if r := max(float64(p.shared.Load())/1e9, p.rate(queued, limit)); p.shed(level, r) {
 			c.shed.Add(1)
 			return Permit{}, p.shedErr[level.Priority()]
 		}
