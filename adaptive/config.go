@@ -37,13 +37,15 @@ const (
 	AIMD
 )
 
-// String returns "VEGAS" or "AIMD".
+// String returns "VEGAS", "AIMD" or "GRADIENT2".
 func (a Algorithm) String() string {
 	switch a {
 	case Vegas:
 		return "VEGAS"
 	case AIMD:
 		return "AIMD"
+	case Gradient2:
+		return "GRADIENT2"
 	}
 	return "Algorithm(" + strconv.Itoa(int(a)) + ")"
 }
@@ -75,7 +77,7 @@ const (
 // Config configures a Limiter. The zero value of each field means its default; DefaultConfig
 // returns them all.
 type Config struct {
-	// Algorithm is Vegas (the default) or AIMD.
+	// Algorithm is Vegas (the default), AIMD or Gradient2.
 	Algorithm Algorithm
 
 	// InitialLimit is the limit before any call was measured, in [MinLimit, MaxLimit].
@@ -105,6 +107,31 @@ type Config struct {
 	// > 0. Default 1 s. Only used when MaxQueued > 0. The caller's context can end the wait
 	// sooner.
 	MaxWaitDuration time.Duration
+
+	// Tolerance is how much slower than their long-term average Gradient2 lets recent calls
+	// be before it shrinks the limit, as a ratio >= 1 (1.5: 50 % slower). Default 1.5.
+	Tolerance float64
+	// Smoothing is the weight of each new Gradient2 estimate, in (0, 1]. Default 0.2.
+	Smoothing float64
+	// QueueSize is the headroom Gradient2 adds to the limit at every window, in calls, in
+	// [1, MaxLimitLimit]. Default 4; NoQueueSize for none.
+	QueueSize int
+	// LongWindow is the number of windows Gradient2's long-term latency average spans, in
+	// [1, 1e6]. Default 600.
+	LongWindow int
+
+	// ProbeInterval is how often Vegas re-measures its no-load latency, >= ProbeSamples ×
+	// the unloaded latency to make sense. Default 60 s; NoProbe disables it.
+	ProbeInterval time.Duration
+	// ProbeLimit is the limit during a probe, in [MinLimit, MaxLimit]. Default 3 (at least
+	// MinLimit).
+	ProbeLimit int
+	// ProbeSamples is the number of calls a probe measures, in [1, 1e6]. Default 50.
+	ProbeSamples int
+	// LatencyCeiling caps the baseline of Vegas (its no-load latency) and of Gradient2 (its
+	// long-term average), >= 0, so that a long incident cannot make slow the new normal.
+	// Default 0: no ceiling.
+	LatencyCeiling time.Duration
 }
 
 // DefaultConfig returns the configuration with every default filled in: Vegas, limit 20 in
@@ -136,13 +163,14 @@ func (c Config) withDefaults() Config {
 	if c.MaxWaitDuration == 0 {
 		c.MaxWaitDuration = DefaultMaxWaitDuration
 	}
+	c = c.withAlgorithmDefaults()
 	return c
 }
 
 func (c Config) validate() error {
 	switch {
-	case c.Algorithm != Vegas && c.Algorithm != AIMD:
-		return fmt.Errorf("adaptive: Algorithm must be Vegas or AIMD, got %v", c.Algorithm)
+	case c.Algorithm != Vegas && c.Algorithm != AIMD && c.Algorithm != Gradient2:
+		return fmt.Errorf("adaptive: Algorithm must be Vegas, AIMD or Gradient2, got %v", c.Algorithm)
 	case c.MaxLimit < 1 || c.MaxLimit > MaxLimitLimit:
 		return fmt.Errorf("adaptive: MaxLimit must be in [1, %d], got %d", MaxLimitLimit, c.MaxLimit)
 	case c.MinLimit < 1 || c.MinLimit > c.MaxLimit:
@@ -163,5 +191,5 @@ func (c Config) validate() error {
 	case c.MaxWaitDuration < 0:
 		return fmt.Errorf("adaptive: MaxWaitDuration must be > 0, got %v", c.MaxWaitDuration)
 	}
-	return nil
+	return c.validateAlgorithm()
 }

@@ -10,13 +10,16 @@
 //	...
 //	hits, err := adaptive.Execute(ctx, l, index.Search)
 //
-// Two algorithms move the limit (see Algorithm for the formulas and their sources). Vegas, the
+// Three algorithms move the limit, each a small type behind the LimitAlgorithm interface
+// (VegasLimit, AIMDLimit, Gradient2Limit, with their formulas and sources) that NewAlgorithm
+// creates for code feeding samples directly. Vegas, the
 // default, estimates the calls queued at the dependency as limit × (1 − noLoadLatency /
 // latency) and keeps that estimate between Alpha and Beta calls: against a dependency that
 // answers in 10 ms up to 8 concurrent calls and slows linearly past 8, 64 callers settle the
 // limit at 9, and the dependency answers in 11.25 ms. AIMD grows the limit by one per call and
 // multiplies it by BackoffRatio on a drop or a call slower than Timeout; it needs only a clear
-// overload signal. The limit stays within [MinLimit, MaxLimit].
+// overload signal. Gradient2 (Netflix's) compares recent latency with a long-term average of it.
+// The limit stays within [MinLimit, MaxLimit].
 //
 // A caller that finds the limit reached is refused at once with the limiter's
 // *LimitExceededError, which matches ErrLimitExceeded and is a levee rejection (levee.
@@ -30,6 +33,16 @@
 // that cannot hand over a function; each permit is ended once with OnSuccess, OnDropped,
 // OnIgnore or Record. Metrics (Limit, InFlight, Queued and counts) and Subscribe
 // (CALL_PERMITTED, CALL_REJECTED, LIMIT_CHANGED events) observe the limiter.
+//
+// # Overload: partitions and priorities
+//
+// NewPartitioned divides the limit into partitions (per tenant, route or class of traffic),
+// each guaranteed its share and borrowing idle capacity, as Netflix's partitioned limiters;
+// NewKeyed gives each key (tenant) with calls in flight an equal share, with bounded memory.
+// WithPartition names a call's partition in its context. A Prioritizer, shared by several
+// limiters, sheds the calls that would queue from the lowest priority level up as the queue
+// grows, and never sheds priority.Critical; the call's level comes from its context (package
+// priority). Both offer Execute-style helpers and Decorators for pipelines.
 //
 // Admitting a call, ending it and refusing one allocate nothing; a caller that queues
 // allocates its place in the queue. One mutex guards the limit, the count in flight and the
@@ -47,11 +60,12 @@
 //     where Netflix uses 3 and 6: the limit settles within two calls of the concurrency at
 //     which latency starts to rise, not six. Netflix's separate "no queue at all" step
 //     (limit + beta) is folded into the ordinary increase.
-//   - The no-load latency is the lowest latency ever measured. Netflix's Vegas resets it to a
-//     recent sample from time to time (a probe), so that a dependency whose idle latency has
-//     risen for good is followed; levee does not yet, so a limiter whose dependency became
-//     slower for good settles lower than it should: create a new one then.
-//   - Gradient and Gradient2 are not offered.
+//   - Vegas's no-load latency is re-measured every ProbeInterval by a probe at ProbeLimit, as
+//     Envoy's adaptive concurrency filter does (Netflix's Vegas resets it to one ordinary sample
+//     now and then); LatencyCeiling caps it, and Gradient2's long-term average, so that a long
+//     incident does not become the baseline.
+//   - Gradient2 averages a window of limit calls, as Vegas, and counts a drop as a window at
+//     Timeout (Netflix's ignores drops). Gradient (the first version) is not offered.
 //   - Execute classifies the outcome itself: a deadline (including a levee
 //     timelimiter.TimeoutError) is a drop; the caller's own cancellation, an inner levee
 //     rejection and a panic teach nothing; any other error is an ordinary latency sample.

@@ -30,7 +30,7 @@ func TestConfigValidation(t *testing.T) {
 		cfg  adaptive.Config
 		want string
 	}{
-		{adaptive.Config{Algorithm: 2}, "adaptive: Algorithm must be Vegas or AIMD, got Algorithm(2)"},
+		{adaptive.Config{Algorithm: 3}, "adaptive: Algorithm must be Vegas, AIMD or Gradient2, got Algorithm(3)"},
 		{adaptive.Config{MaxLimit: -1}, "adaptive: MaxLimit must be in [1, 1048576], got -1"},
 		{adaptive.Config{MaxLimit: 1<<20 + 1}, "adaptive: MaxLimit must be in [1, 1048576], got 1048577"},
 		{adaptive.Config{MinLimit: -2}, "adaptive: MinLimit must be in [1, MaxLimit (1000)], got -2"},
@@ -44,6 +44,15 @@ func TestConfigValidation(t *testing.T) {
 		{adaptive.Config{Timeout: -1}, "adaptive: Timeout must be > 0, got -1ns"},
 		{adaptive.Config{MaxQueued: -1}, "adaptive: MaxQueued must be >= 0, got -1"},
 		{adaptive.Config{MaxWaitDuration: -time.Second}, "adaptive: MaxWaitDuration must be > 0, got -1s"},
+		{adaptive.Config{Tolerance: 0.9}, "adaptive: Tolerance must be in [1, 1e6], got 0.9"},
+		{adaptive.Config{Smoothing: 1.5}, "adaptive: Smoothing must be in (0, 1], got 1.5"},
+		{adaptive.Config{Smoothing: -0.1}, "adaptive: Smoothing must be in (0, 1], got -0.1"},
+		{adaptive.Config{QueueSize: -1}, "adaptive: QueueSize must be in [0, 1048576] or NoQueueSize, got -1"},
+		{adaptive.Config{LongWindow: -5}, "adaptive: LongWindow must be in [1, 1000000], got -5"},
+		{adaptive.Config{ProbeInterval: -time.Second}, "adaptive: ProbeInterval must be > 0 or NoProbe, got -1s"},
+		{adaptive.Config{ProbeLimit: 2000}, "adaptive: ProbeLimit must be in [MinLimit (1), MaxLimit (1000)], got 2000"},
+		{adaptive.Config{ProbeSamples: -1}, "adaptive: ProbeSamples must be in [1, 1000000], got -1"},
+		{adaptive.Config{LatencyCeiling: -time.Millisecond}, "adaptive: LatencyCeiling must be >= 0, got -1ms"},
 	} {
 		l, err := adaptive.New("x", tc.cfg)
 		assert.Nil(t, l)
@@ -54,11 +63,14 @@ func TestConfigValidation(t *testing.T) {
 	assert.Equal(t, adaptive.Config{
 		Algorithm: adaptive.Vegas, InitialLimit: 20, MinLimit: 1, MaxLimit: 1000, Alpha: 1, Beta: 2,
 		BackoffRatio: 0.9, Timeout: 5 * time.Second, MaxWaitDuration: time.Second,
+		Tolerance: 1.5, Smoothing: 0.2, QueueSize: 4, LongWindow: 600,
+		ProbeInterval: time.Minute, ProbeLimit: 3, ProbeSamples: 50,
 	}, l.Config())
 	assert.Equal(t, adaptive.Metrics{Limit: 20}, l.Metrics())
 	assert.Equal(t, "dependency", l.Name())
 	assert.Equal(t, "VEGAS", adaptive.Vegas.String())
 	assert.Equal(t, "AIMD", adaptive.AIMD.String())
+	assert.Equal(t, "GRADIENT2", adaptive.Gradient2.String())
 }
 
 // A refusal is a levee rejection: a breaker around the limiter does not record it and a retry

@@ -1,7 +1,6 @@
 package adaptive
 
 import (
-	"math"
 	"sync"
 	"time"
 
@@ -23,24 +22,19 @@ type Limiter struct {
 	events  event.Publisher[Event]
 
 	mu       sync.Mutex // guards everything below; never held across a user's call or an event consumer
-	estimate float64    // the algorithm's limit, in [MinLimit, MaxLimit]
-	limit    int        // floor(estimate): the calls admitted at once
+	alg      LimitAlgorithm
+	limit    int // floor(alg.Limit()): the calls admitted at once
 	inFlight int
 	queue    waiters.Queue[Permit] // the callers waiting for a slot, in arrival order
 	// round counts the changes of limit. A permit remembers the round it was taken in, and only
 	// a call taken in the current round moves the limit: a latency measured under an older
-	// limit says nothing about the current one, and acting on it would overshoot.
-	round uint64
-	// Vegas averages the latencies of a window of limit calls of the current round (about one
-	// round trip's worth) before it moves the limit, so that one call that happened to find the
-	// dependency less busy than the others does not move it.
-	windowSum      time.Duration
-	windowCalls    int
-	windowInFlight int           // the most calls in flight any call of the window started with
-	noLoad         time.Duration // the lowest latency measured, 0 before the first
-	permitted      uint64
-	rejected       uint64
-	dropped        uint64
+	// limit says nothing about the current one, and acting on it would overshoot. Such a call
+	// still teaches a baseline (staleObserver).
+	round     uint64
+	lowest    time.Duration // the lowest latency of a call not dropped, 0 before the first
+	permitted uint64
+	rejected  uint64
+	dropped   uint64
 }
 
 // New returns a limiter named name (the name appears in errors, events and metrics) with the
@@ -54,11 +48,11 @@ func New(name string, cfg Config) (*Limiter, error) {
 		return nil, err
 	}
 	return &Limiter{
-		name:     name,
-		cfg:      cfg,
-		fullErr:  &LimitExceededError{Name: name},
-		estimate: float64(cfg.InitialLimit),
-		limit:    cfg.InitialLimit,
+		name:    name,
+		cfg:     cfg,
+		fullErr: &LimitExceededError{Name: name},
+		alg:     newAlgorithm(cfg),
+		limit:   cfg.InitialLimit,
 	}, nil
 }
 
@@ -95,65 +89,26 @@ func (l *Limiter) finishLocked(kind sampleKind, started time.Time, round uint64,
 	if kind == sampleIgnore {
 		return -1
 	}
-	latency := time.Since(started)
-	if kind == sampleDropped {
+	now := time.Now()
+	s := Sample{At: now, RTT: now.Sub(started), InFlight: inFlight, Dropped: kind == sampleDropped}
+	if s.Dropped {
 		l.dropped++
-	} else if latency > 0 && (l.noLoad == 0 || latency < l.noLoad) {
-		l.noLoad = latency
+	} else if s.RTT > 0 && (l.lowest == 0 || s.RTT < l.lowest) {
+		l.lowest = s.RTT
 	}
 	if round != l.round {
+		if o, ok := l.alg.(staleObserver); ok {
+			o.observeStale(s)
+		}
 		return -1
 	}
-	if l.cfg.Algorithm == Vegas && kind == sampleSuccess {
-		l.windowSum += latency
-		l.windowCalls++
-		l.windowInFlight = max(l.windowInFlight, inFlight)
-		if l.windowCalls < l.limit {
-			return -1
-		}
-		latency = l.windowSum / time.Duration(l.windowCalls)
-		inFlight = l.windowInFlight
-	}
-	l.windowSum, l.windowCalls, l.windowInFlight = 0, 0, 0
-	next := l.next(kind, latency, inFlight)
-	next = math.Max(float64(l.cfg.MinLimit), math.Min(float64(l.cfg.MaxLimit), next))
-	l.estimate = next
+	next := l.alg.OnSample(s)
 	if n := int(next); n != l.limit {
 		l.limit = n
 		l.round++
 		return n
 	}
 	return -1
-}
-
-// next applies the algorithm to one measured call.
-func (l *Limiter) next(kind sampleKind, latency time.Duration, inFlight int) float64 {
-	e := l.estimate
-	if l.cfg.Algorithm == AIMD {
-		switch {
-		case kind == sampleDropped || latency > l.cfg.Timeout:
-			return e * l.cfg.BackoffRatio
-		case inFlight*2 >= l.limit:
-			return e + 1
-		}
-		return e
-	}
-	lg := math.Max(1, math.Log10(e))
-	if kind == sampleDropped {
-		return e - lg
-	}
-	if inFlight*2 < l.limit || latency <= 0 {
-		return e
-	}
-	// Multiplying first keeps exact cases exact: 9 calls at 11.25 ms over 10 ms queue 1.0.
-	queue := e * float64(latency-l.noLoad) / float64(latency)
-	switch {
-	case queue < l.cfg.Alpha*lg:
-		return e + lg
-	case queue > l.cfg.Beta*lg:
-		return e - lg
-	}
-	return e
 }
 
 // admitLocked takes a permit when one is free and nobody queues ahead.

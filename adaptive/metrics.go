@@ -10,8 +10,9 @@ type Metrics struct {
 	InFlight int
 	// Queued is the number of callers waiting for a permit.
 	Queued int
-	// NoLoadLatency is the lowest latency measured so far (Vegas's baseline), 0 before the
-	// first measured call.
+	// NoLoadLatency is Vegas's baseline: the lowest latency measured since New or its last
+	// probe, at most LatencyCeiling; for the other algorithms the lowest latency measured. 0
+	// before the first measured call. AlgorithmMetrics has the other inputs.
 	NoLoadLatency time.Duration
 	// Permitted, Rejected and Dropped count, since New, the permits granted, the callers
 	// refused (limit reached, wait ended or context ended) and the calls ended as dropped.
@@ -29,7 +30,7 @@ func (l *Limiter) Metrics() Metrics {
 		Limit:         l.limit,
 		InFlight:      l.inFlight,
 		Queued:        l.queue.Len(),
-		NoLoadLatency: l.noLoad,
+		NoLoadLatency: l.noLoadLocked(),
 		Permitted:     l.permitted,
 		Rejected:      l.rejected,
 		Dropped:       l.dropped,

@@ -20,6 +20,10 @@ type Permit struct {
 	started  time.Time
 	round    uint64
 	inFlight int
+
+	// A permit of a PartitionedLimiter has pl and its partition's index instead of l.
+	pl   *PartitionedLimiter
+	part int
 }
 
 // Acquire takes a permit for one call. It returns at once with a permit when fewer calls than
@@ -99,6 +103,10 @@ func isPanic(err error) bool {
 }
 
 func (p Permit) end(kind sampleKind) {
+	if p.pl != nil {
+		p.pl.end(p, kind)
+		return
+	}
 	l := p.l
 	if l == nil {
 		return

@@ -29,11 +29,11 @@ type overloaded struct {
 func (d *overloaded) call(context.Context) (int, error) {
 	d.mu.Lock()
 	d.inFlight++
-	n, knee := d.inFlight, d.knee
+	n, knee, base := d.inFlight, d.knee, d.base
 	d.mu.Unlock()
-	latency := d.base
+	latency := base
 	if n > knee {
-		latency = d.base * time.Duration(n) / time.Duration(knee)
+		latency = base * time.Duration(n) / time.Duration(knee)
 	}
 	start := time.Now()
 	time.Sleep(latency)

@@ -19,6 +19,15 @@
 // every eviction with the key, the instance and the Cause (CAPACITY, IDLE, REMOVED), to
 // unsubscribe the instance's consumers or take it out of a registry.
 //
+// Eviction never drops protection: a circuit breaker that is OPEN, HALF_OPEN or FORCED_OPEN,
+// an adaptive limiter with callers in its queue, or any instance whose Protecting method
+// reports true stays however idle or old it is, since a fresh instance in its place would let
+// the calls through to a failing dependency. When MaxKeys keys are held and all of them
+// protect, Get refuses a new key with an *AllKeysProtectedError (a levee rejection) instead
+// of growing or evicting; it never hands out a shared fallback instance, whose state would
+// mix dependencies. An exporter that keeps series per instance removes them on the
+// evictions Subscribe delivers.
+//
 // Metrics are kept for the set, never per key: Metrics counts keys, hits, misses, creations and
 // evictions by cause, CountBy counts instances per label of your choice, and
 // CircuitBreakerStates counts breakers per state, so that a metrics backend gets a bounded set

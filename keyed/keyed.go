@@ -114,7 +114,11 @@ func (k *Keyed[K, V]) Config() Config { return k.cfg }
 // (the others wait for it, and receive its error if it fails). A failed create is not kept: the
 // next Get tries again. A panic in create comes back as a *levee.PanicError. Get makes key the
 // most recently used; it evicts idle keys first and, after a creation, the least recently used
-// key beyond MaxKeys. Getting a key that exists allocates nothing.
+// key beyond MaxKeys. A key protecting its dependency (see Protecting: an OPEN or HALF_OPEN
+// breaker, a limiter with waiters) is never evicted; when MaxKeys keys are held and all are
+// protected, a new key is refused with an *AllKeysProtectedError (matching
+// ErrAllKeysProtected, a levee rejection) rather than sharing another key's instance, whose
+// state would then mix two dependencies. Getting a key that exists allocates nothing.
 func (k *Keyed[K, V]) Get(key K) (V, error) {
 	now := time.Now()
 	var buf [4]Eviction[K, V]
@@ -134,6 +138,13 @@ func (k *Keyed[K, V]) Get(key K) (V, error) {
 		k.publish(ev)
 		<-ready
 		return e.v, e.err // written before ready was closed
+	}
+	if k.fullOfProtectedLocked() {
+		k.m.RefusedProtected++
+		k.mu.Unlock()
+		k.publish(ev)
+		var zero V
+		return zero, &AllKeysProtectedError{MaxKeys: k.cfg.MaxKeys}
 	}
 	e := &entry[K, V]{key: key, last: now, ready: make(chan struct{})}
 	k.entries[key] = e

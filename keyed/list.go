@@ -57,18 +57,28 @@ func (k *Keyed[K, V]) evictLocked(e *entry[K, V], cause Cause, ev []Eviction[K, 
 }
 
 // evictIdleLocked evicts the ready entries idle for IdleTimeout at now. They are a suffix of
-// the list, save for entries being created, which are skipped.
+// the list, save for entries being created, which are skipped. A protected entry is not
+// evicted: it is made the most recently used, its idle time starting again, so that the walk
+// does not meet it again before IdleTimeout.
 func (k *Keyed[K, V]) evictIdleLocked(now time.Time, ev []Eviction[K, V]) []Eviction[K, V] {
 	if k.cfg.IdleTimeout == NoIdleTimeout {
 		return ev
 	}
-	for e := k.tail; e != nil; {
+	var stop *entry[K, V] // the first entry moved to the front: the walk has seen the rest
+	for e := k.tail; e != nil && e != stop; {
 		prev := e.prev
 		if e.ready == nil {
 			if now.Sub(e.last) < k.cfg.IdleTimeout {
 				break
 			}
-			ev = k.evictLocked(e, Idle, ev)
+			if protected(any(e.v)) {
+				k.touchLocked(e, now)
+				if stop == nil {
+					stop = e
+				}
+			} else {
+				ev = k.evictLocked(e, Idle, ev)
+			}
 		}
 		e = prev
 	}
@@ -76,12 +86,13 @@ func (k *Keyed[K, V]) evictIdleLocked(now time.Time, ev []Eviction[K, V]) []Evic
 }
 
 // evictOverLocked evicts least recently used ready entries, other than keep, while more than
-// MaxKeys are held. Entries being created count but are not evicted, so that the keys held
-// exceed MaxKeys only by creations under way.
+// MaxKeys are held. Entries being created and protected entries count but are not evicted, so
+// that the keys held exceed MaxKeys only by creations under way and by keys that became
+// protected while a creation ran (Get refuses a new key when all are protected).
 func (k *Keyed[K, V]) evictOverLocked(keep *entry[K, V], ev []Eviction[K, V]) []Eviction[K, V] {
 	for e := k.tail; e != nil && len(k.entries) > k.cfg.MaxKeys; {
 		prev := e.prev
-		if e.ready == nil && e != keep {
+		if e.ready == nil && e != keep && !protected(any(e.v)) {
 			ev = k.evictLocked(e, Capacity, ev)
 		}
 		e = prev

@@ -18,6 +18,8 @@ type Metrics struct {
 	Created, CreateErrors uint64
 	// EvictedCapacity, EvictedIdle and Removed count the evictions by cause.
 	EvictedCapacity, EvictedIdle, Removed uint64
+	// RefusedProtected counts the Gets refused because every key held was protected.
+	RefusedProtected uint64
 }
 
 // Metrics evicts idle keys, as every access does, and returns a snapshot of k.
