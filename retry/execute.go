@@ -23,6 +23,9 @@ import (
 //     the classification above leaves alone, or a rejection RetryRejections does not list —
 //     even after earlier retries; an error marked by Permanent ends the call at once too,
 //     without the mark (see Permanent);
+//   - the caller's cancellation itself (ctx.Err(), unchanged), without any attempt, when ctx
+//     is already done as Execute is called: no call is made and no outcome is counted, as a
+//     pipeline's other patterns refuse to start a call for a caller who has given up;
 //   - the caller's cancellation itself, unchanged, when an attempt returns an error matching
 //     ctx.Err() once ctx is done: it is not retried and counted in no outcome;
 //   - when ctx is done during a wait (or before a retry with no wait), an error that matches
@@ -57,6 +60,13 @@ func Execute[T any](ctx context.Context, r *Retry, call func(context.Context) (T
 		return zero, safe.ErrNilCall
 	}
 	ctx = safe.Ctx(ctx)
+	if err := ctx.Err(); err != nil {
+		// A call whose caller has already given up makes no attempt, as a pipeline's breaker,
+		// bulkhead and limiter refuse to start one: the caller's cancellation is returned
+		// unchanged and no outcome is counted.
+		var zero T
+		return zero, err
+	}
 	c := r.NewContext()
 	for {
 		v, err := safe.Call(ctx, call)
