@@ -43,6 +43,13 @@ import (
 //   - a *levee.PanicError when a config hook (a predicate, an interval function,
 //     ConsumeResultBeforeRetryAttempt) panics, wrapping the attempt's error if there was one.
 //
+// Unless Config.IgnoreCallerDeadline is set, a retry is not made when its wait, plus
+// Config.MinAttemptDuration, would reach ctx's deadline: the call ends at once with a
+// *MaxRetriesExceededError whose Reason is ErrCallerDeadline, wrapping the last attempt's own
+// error (or, on a result, as FailAfterMaxAttempts says), instead of sleeping into the deadline
+// and returning context.DeadlineExceeded. A deadline already passed counts, even an instant
+// before ctx.Err() is set.
+//
 // A panic in call itself becomes a *levee.PanicError and is classified like any other error
 // (retried by default). A nil ctx means context.Background(); a nil call returns
 // levee.ErrNilCall and a nil r returns ErrNilRetry, without panicking.
@@ -68,6 +75,7 @@ func Execute[T any](ctx context.Context, r *Retry, call func(context.Context) (T
 		return zero, err
 	}
 	c := r.NewContext()
+	c.ctx = ctx
 	for {
 		v, err := safe.Call(ctx, call)
 		var wait time.Duration

@@ -85,9 +85,10 @@ func TestCancelDuringWaitEndsAtOnce(t *testing.T) {
 	})
 }
 
+// With IgnoreCallerDeadline the wait runs into the deadline, which interrupts it.
 func TestDeadlineDuringWait(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		r := newRetry(t, retry.Config{MaxAttempts: 10, WaitDuration: time.Second})
+		r := newRetry(t, retry.Config{MaxAttempts: 10, WaitDuration: time.Second, IgnoreCallerDeadline: true})
 		ctx, cancel := context.WithTimeout(context.Background(), 2500*ms)
 		defer cancel()
 		s := newScript(fail(errGateway))
@@ -118,7 +119,8 @@ func TestCancelCauseIsKept(t *testing.T) {
 
 func TestCancelDuringResultWait(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		r := newRetry(t, retry.Config{MaxAttempts: 3, WaitDuration: time.Second, RetryOnResultPredicate: isPending})
+		r := newRetry(t, retry.Config{MaxAttempts: 3, WaitDuration: time.Second, RetryOnResultPredicate: isPending,
+			IgnoreCallerDeadline: true})
 		ctx, cancel := context.WithTimeout(context.Background(), 500*ms)
 		defer cancel()
 		s := newScript(ok("PENDING"))
