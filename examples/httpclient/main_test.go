@@ -2,17 +2,16 @@ package main
 
 import (
 	"bytes"
-	"context"
-	"net"
 	"net/http"
 	"strings"
-	"sync"
 	"testing"
 	"testing/synctest"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.uber.org/goleak"
+
+	"github.com/levee-go/levee/leveetest"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
@@ -21,9 +20,9 @@ func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 // the client's pace make every figure exact.
 func TestRunFigures(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		ln := newPipeListener()
+		ln := leveetest.NewPipeListenerNamed("pricing.test")
 		var out bytes.Buffer
-		rep, err := run(&out, ln, &http.Transport{DialContext: ln.dial})
+		rep, err := run(&out, ln, &http.Transport{DialContext: ln.Dial})
 		require.NoError(t, err)
 
 		assert.Equal(t, requests, rep.Live+rep.Fallback+rep.Failed)
@@ -68,45 +67,3 @@ breaker transitions:
 `, out.String()[:strings.Index(out.String(), "  720ms")])
 	})
 }
-
-// pipeListener is an in-memory listener: each dial is one net.Pipe, which blocks durably inside
-// a synctest bubble, as a socket does not.
-type pipeListener struct {
-	conns chan net.Conn
-	done  chan struct{}
-	once  sync.Once
-}
-
-func newPipeListener() *pipeListener {
-	return &pipeListener{conns: make(chan net.Conn), done: make(chan struct{})}
-}
-
-func (l *pipeListener) Accept() (net.Conn, error) {
-	select {
-	case c := <-l.conns:
-		return c, nil
-	case <-l.done:
-		return nil, net.ErrClosed
-	}
-}
-
-func (l *pipeListener) Close() error { l.once.Do(func() { close(l.done) }); return nil }
-
-func (l *pipeListener) Addr() net.Addr { return pipeAddr{} }
-
-func (l *pipeListener) dial(ctx context.Context, _, _ string) (net.Conn, error) {
-	server, client := net.Pipe()
-	select {
-	case l.conns <- server:
-		return client, nil
-	case <-l.done:
-		return nil, net.ErrClosed
-	case <-ctx.Done():
-		return nil, ctx.Err()
-	}
-}
-
-type pipeAddr struct{}
-
-func (pipeAddr) Network() string { return "pipe" }
-func (pipeAddr) String() string  { return "pricing.test" }
