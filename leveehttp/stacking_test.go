@@ -24,10 +24,10 @@ func TestRetriesDoNotStackAcrossServices(t *testing.T) {
 		name     string
 		noStack  bool
 		back     int
-		incoming []int // the attempt numbers the back service saw
+		incoming []int // the attempt numbers the back service saw (0: a first attempt, which carries none)
 	}{
-		{"stacking", false, 9, []int{1, 2, 3, 1, 2, 3, 1, 2, 3}},
-		{"NoRetryOfRetries", true, 5, []int{1, 2, 3, 1, 1}},
+		{"stacking", false, 9, []int{0, 2, 3, 0, 2, 3, 0, 2, 3}},
+		{"NoRetryOfRetries", true, 5, []int{0, 2, 3, 0, 0}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var mu sync.Mutex

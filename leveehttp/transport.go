@@ -55,11 +55,13 @@ type Config struct {
 	// min(Retry-After, MaxRetryAfter). [0: DefaultMaxRetryAfter, 1 minute; must be >= 0]
 	MaxRetryAfter time.Duration
 
-	// AttemptCountHeader is the header carrying each attempt's number, 1 for the first and one
-	// more for each retry, as Envoy's x-envoy-attempt-count: a server behind Middleware puts
-	// it in the request's context (retry.IncomingAttempt), so that its own retries can leave
-	// a retried request alone (retry.Config.NoRetryOfRetries). A value the caller set on the
-	// request is replaced. ["": DefaultAttemptCountHeader]
+	// AttemptCountHeader is the header carrying a retry's attempt number, 2 for the first retry
+	// and one more for each further one, as Envoy's x-envoy-attempt-count counts: a server
+	// behind Middleware puts it in the request's context (retry.IncomingAttempt), so that its
+	// own retries can leave a retried request alone (retry.Config.NoRetryOfRetries). The first
+	// attempt carries none, as gRPC sends grpc-previous-rpc-attempts on retries only, and goes
+	// out as the caller built it, with no copy (a server reads a missing count as a first
+	// attempt); on a retry a value the caller set is replaced. ["": DefaultAttemptCountHeader]
 	AttemptCountHeader string
 
 	// OmitAttemptCount sends no AttemptCountHeader. [false]
@@ -302,24 +304,32 @@ func (c *call) attempt(ctx context.Context) (*http.Response, error) {
 	}
 	// The request runs under the caller's context, cancelled when the attempt's context ends
 	// before the headers arrive, or when the body is closed: a time limiter cancels the
-	// attempt's context as soon as the call returns, which must not cut the body short.
-	reqCtx, cancel := context.WithCancel(c.req.Context())
-	stop := context.AfterFunc(ctx, cancel)
-	out := c.req.Clone(reqCtx)
-	if !first && out.Body != nil && out.Body != http.NoBody {
-		body, err := c.req.GetBody()
-		if err != nil {
-			stop()
-			cancel()
-			return nil, c.fail(&notRetryable{err: fmt.Errorf("leveehttp: GetBody: %w", err)})
+	// attempt's context as soon as the call returns, which must not cut the body short. A
+	// first attempt under the caller's own context (no time limiter) with nothing to add to
+	// its header is the caller's request itself, sent as it is.
+	out, cancel, stop := c.req, noCancel, noStop
+	if !first || c.setKey != "" || ctx != c.req.Context() {
+		var reqCtx context.Context
+		reqCtx, cancel = context.WithCancel(c.req.Context())
+		stop = context.AfterFunc(ctx, cancel)
+		out = c.req.Clone(reqCtx)
+		if !first && out.Body != nil && out.Body != http.NoBody {
+			body, err := c.req.GetBody()
+			if err != nil {
+				stop()
+				cancel()
+				return nil, c.fail(&notRetryable{err: fmt.Errorf("leveehttp: GetBody: %w", err)})
+			}
+			out.Body = body
 		}
-		out.Body = body
-	}
-	if c.setKey != "" {
-		out.Header[c.t.keyHeader] = []string{c.setKey}
-	}
-	if c.t.attHeader != "" {
-		out.Header[c.t.attHeader] = attemptValue(attempt)
+		if c.setKey != "" {
+			out.Header[c.t.keyHeader] = []string{c.setKey}
+		}
+		if !first && c.t.attHeader != "" {
+			out.Header[c.t.attHeader] = attemptValue(attempt)
+		} else if c.t.attHeader != "" {
+			delete(out.Header, c.t.attHeader)
+		}
 	}
 	resp, err := c.t.next.RoundTrip(out)
 	if !stop() {
@@ -340,7 +350,9 @@ func (c *call) attempt(ctx context.Context) (*http.Response, error) {
 	}
 	failure := c.t.failure(resp)
 	if !failure && resp.StatusCode < 400 {
-		resp.Body = &cancelBody{ReadCloser: resp.Body, cancel: cancel}
+		if out != c.req {
+			resp.Body = &cancelBody{ReadCloser: resp.Body, cancel: cancel}
+		}
 		c.mu.Lock()
 		defer c.mu.Unlock()
 		c.last = nil
@@ -379,6 +391,11 @@ func (c *call) attempt(ctx context.Context) (*http.Response, error) {
 	}
 	return nil, c.fail(se)
 }
+
+// noCancel and noStop stand for the context machinery of an attempt sent as the caller's
+// request itself.
+func noCancel()    {}
+func noStop() bool { return true }
 
 // attemptValues are the header values of the first attempts, shared by every request: a
 // RoundTripper does not modify its request's header, and a small number needs no allocation.

@@ -765,8 +765,9 @@ func TestClientErrorIsNotNotReplayable(t *testing.T) {
 	assert.NotErrorIs(t, &leveehttp.StatusError{StatusCode: 404}, leveehttp.ErrNotReplayable)
 }
 
-// Each attempt carries its number in X-Envoy-Attempt-Count, replacing the caller's; a request
-// body of unknown length with GetBody is replayed on each.
+// Each retry carries its attempt number in X-Envoy-Attempt-Count, replacing the caller's; the
+// first attempt is the caller's request as it is. A request body of unknown length with
+// GetBody is replayed on each.
 func TestTransportSendsAttemptCount(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		var mu sync.Mutex
@@ -793,7 +794,7 @@ func TestTransportSendsAttemptCount(t *testing.T) {
 		require.NoError(t, err)
 		assert.Equal(t, 200, resp.StatusCode)
 		readAll(t, resp)
-		assert.Equal(t, [][]string{{"1"}, {"2"}, {"3"}}, got)
+		assert.Equal(t, [][]string{{"7"}, {"2"}, {"3"}}, got)
 		assert.Equal(t, []string{"stock", "stock", "stock"}, bodies)
 		assert.Equal(t, "7", req.Header.Get("X-Envoy-Attempt-Count"), "the caller's request is not modified")
 
