@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 	"testing/synctest"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -60,6 +61,14 @@ func TestRunFigures(t *testing.T) {
 			"8.4s OPEN->HALF_OPEN",
 			"8.6s HALF_OPEN->CLOSED",
 		}, rep.Transitions)
+		assert.Equal(t, []deadlineRow{
+			{Retry: "respects the deadline", Outcome: "503 Service Unavailable", Attempts: 3, Took: 200 * time.Millisecond},
+			{Retry: "ignores the deadline", Outcome: "context deadline exceeded", Attempts: 3, Took: 250 * time.Millisecond},
+		}, rep.Deadline)
+		assert.True(t, strings.HasSuffix(out.String(), `a 250ms deadline, 5 attempts 100ms apart, a service answering 503:
+  respects the deadline: 503 Service Unavailable after 3 attempts in 200ms
+  ignores the deadline:  context deadline exceeded after 3 attempts in 250ms
+`), out.String())
 		assert.Equal(t, `100 requests: 78 live, 18 fallback, 4 failed
   failed with 503 Service Unavailable: 4
 the service received 129 requests: 78 answered 200, 42 503, 6 429, 3 hung
