@@ -45,6 +45,7 @@ type Context struct {
 	reason     error           // Reason of the *MaxRetriesExceededError, when MaxDuration or Budget stopped the call
 	start      time.Time       // when the call started; set only with a MaxDuration
 	ctx        context.Context // the caller's, for its deadline and incoming attempt; may be nil
+	expect     time.Duration   // an attempt's expected duration, from ExecuteExpecting
 	state      contextState
 }
 
@@ -276,7 +277,8 @@ func (c *Context) gate(wait time.Duration) error {
 		}
 		if !s.config.IgnoreCallerDeadline {
 			if dl, ok := c.ctx.Deadline(); ok {
-				if left := time.Until(dl); wait >= left || s.config.MinAttemptDuration >= left-wait {
+				need := max(s.config.MinAttemptDuration, c.expect)
+				if left := time.Until(dl); wait >= left || need >= left-wait {
 					return ErrCallerDeadline
 				}
 			}

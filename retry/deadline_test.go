@@ -189,3 +189,18 @@ func TestIncomingAttempt(t *testing.T) {
 	assert.Equal(t, 3, retry.IncomingAttempt(retry.WithIncomingAttempt(context.Background(), 3)))
 	assert.Equal(t, 0, retry.IncomingAttempt(retry.WithIncomingAttempt(context.Background(), -2)))
 }
+
+// ExecuteExpecting: an attempt expected to take 600ms is not started with 500ms left.
+func TestExecuteExpecting(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		r := newRetry(t, retry.Config{MaxAttempts: 10, WaitDuration: time.Second, MinAttemptDuration: 100 * ms})
+		ctx, cancel := context.WithTimeout(context.Background(), 2500*ms)
+		defer cancel()
+		s := newScript(fail(errGateway))
+		start := time.Now()
+		_, err := retry.ExecuteExpecting(ctx, r, 600*ms, s.call)
+		assert.Equal(t, time.Second, time.Since(start))
+		assert.Equal(t, 2, s.count())
+		require.ErrorIs(t, err, retry.ErrCallerDeadline)
+	})
+}

@@ -58,6 +58,16 @@ import (
 // nothing, nor does one that ends at once on an error that is not retried; call is not
 // retained after Execute returns.
 func Execute[T any](ctx context.Context, r *Retry, call func(context.Context) (T, error)) (T, error) {
+	return ExecuteExpecting(ctx, r, 0, call)
+}
+
+// ExecuteExpecting is Execute for a call whose every attempt is expected to take up to
+// attempt: a retry is made only when at least max(attempt, Config.MinAttemptDuration) of the
+// caller's deadline is left once its wait is over (see Config.IgnoreCallerDeadline). A
+// pipeline (levee.Pipeline, levee.DefaultPipeline) calls it with the TimeoutDuration of the
+// TimeLimiter inside the retry, so that no retry starts an attempt its time limit says cannot
+// finish before the caller's deadline. A zero or negative attempt is Execute.
+func ExecuteExpecting[T any](ctx context.Context, r *Retry, attempt time.Duration, call func(context.Context) (T, error)) (T, error) {
 	if r == nil {
 		var zero T
 		return zero, ErrNilRetry
@@ -76,6 +86,7 @@ func Execute[T any](ctx context.Context, r *Retry, call func(context.Context) (T
 	}
 	c := r.NewContext()
 	c.ctx = ctx
+	c.expect = attempt
 	for {
 		v, err := safe.Call(ctx, call)
 		var wait time.Duration
