@@ -120,10 +120,12 @@ type Config struct {
 	IgnoreCallerDeadline bool
 
 	// MinAttemptDuration is the least time an attempt needs: a retry is made only when at
-	// least this much of the caller's deadline is left once its wait is over. Set it to the
-	// TimeoutDuration of a TimeLimiter inside the retry, or to the expected duration of one
-	// attempt. 0, the default, only keeps the wait itself from reaching the deadline; negative
-	// values are refused. Ignored with IgnoreCallerDeadline, and without a deadline.
+	// least this much of the caller's deadline is left once its wait is over. A pipeline
+	// (levee.Pipeline, levee.DefaultPipeline) takes the TimeoutDuration of a TimeLimiter
+	// inside the retry as an attempt's time by itself (see ExecuteExpecting; the larger of the
+	// two counts); set this for the expected duration of an attempt without one. 0, the
+	// default, only keeps the wait itself from reaching the deadline; negative values are
+	// refused. Ignored with IgnoreCallerDeadline, and without a deadline.
 	MinAttemptDuration time.Duration
 
 	// NoRetryOfRetries makes a call that serves a request which is itself a retry of its own
