@@ -96,7 +96,9 @@ func DefaultFailure(resp *http.Response) bool {
 // returns ErrNotSent, a rejection. An attempt after a Retry-After does not start before
 // StatusError.RetryAt, even when the retry waited less.
 //
-// What RoundTrip returns: the pipeline's response; for a pipeline that ended on a
+// What RoundTrip returns: the pipeline's response; the request context's own error
+// (context.Canceled, context.DeadlineExceeded) when that context is done and the pipeline
+// failed, whatever an earlier attempt answered; for a pipeline that ended on a
 // *StatusError, that error's Response (the last 503, say) with a nil error, as Go's clients
 // expect a response for every HTTP status; a *RetryAfterError when Retry-After went past the
 // deadline; otherwise the pipeline's error (a transport error, a rejection such as
