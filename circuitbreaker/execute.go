@@ -2,6 +2,7 @@ package circuitbreaker
 
 import (
 	"context"
+	"time"
 
 	"github.com/levee-go/levee/internal/safe"
 )
@@ -15,7 +16,10 @@ import (
 //     value (which is still returned);
 //   - an error is classified as Permit.OnError describes and returned unchanged;
 //   - the caller's own cancellation (ctx done and the error matching ctx.Err()) records
-//     nothing and releases the permit;
+//     nothing and releases the permit; so does an error matching context.DeadlineExceeded
+//     once ctx's deadline has passed, even an instant before ctx.Err() is set (the call's
+//     own timer may fire before the context's): the caller's own deadline is nobody's
+//     failure at every instant;
 //   - a panic in call is recorded as a failure and returned as a *levee.PanicError;
 //   - a call that ends its goroutine with runtime.Goexit records nothing and releases the
 //     permit, as a cancelled one.
@@ -68,7 +72,7 @@ func Execute[T any](ctx context.Context, cb *CircuitBreaker, call func(context.C
 		} else if p.finish() {
 			cb.transitionOnResult(p, cb.returned(p.st, d, end, v), v, nil)
 		}
-	case safe.CallerCancelled(ctx, err):
+	case safe.CallerCancelled(ctx, err) || deadlinePassed(ctx, err):
 		p.release()
 	default:
 		if p.st.set.cfg.TransitionOnResult == nil {
@@ -78,4 +82,11 @@ func Execute[T any](ctx context.Context, cb *CircuitBreaker, call func(context.C
 		}
 	}
 	return v, err
+}
+
+// deadlinePassed reports whether err is a deadline's and ctx's own deadline has passed: the
+// caller's deadline, though ctx.Err() may not be set yet.
+func deadlinePassed(ctx context.Context, err error) bool {
+	dl, ok := ctx.Deadline()
+	return ok && !time.Now().Before(dl) && safe.Is(err, context.DeadlineExceeded)
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"strconv"
 	"sync"
 	"time"
 
@@ -42,6 +43,8 @@ import (
 // the interceptor's return, waits until it has returned (gRPC returns at once on
 // cancellation; with the time limiter's DisableCancelRunningFuture it runs to its end). A
 // fallback in p that answers a failure makes the call succeed with the reply as it stands.
+// Each retry carries PreviousAttemptsKey (grpc-previous-rpc-attempts) in its outgoing
+// metadata, as gRPC's own retries do, so that a levee server can tell a retried call.
 // Leave gRPC's own retry policy (service config) off when p retries, or the two multiply.
 // A nil p guards nothing but still maps errors as above. Each call allocates a little besides
 // what gRPC allocates (the attempt's function and its trailer option); a refusal by p
@@ -49,9 +52,12 @@ import (
 func UnaryClientInterceptor(p *levee.Pipeline[struct{}]) grpc.UnaryClientInterceptor {
 	return func(ctx context.Context, method string, req, reply any, cc *grpc.ClientConn, invoker grpc.UnaryInvoker, opts ...grpc.CallOption) error {
 		var mu sync.Mutex
+		attempts := 0
 		_, err := p.Execute(ctx, func(actx context.Context) (struct{}, error) {
 			mu.Lock()
 			defer mu.Unlock()
+			actx = withPreviousAttempts(actx, attempts)
+			attempts++
 			var trailer metadata.MD
 			err := invoker(actx, method, req, reply, cc, append(opts[:len(opts):len(opts)], grpc.Trailer(&trailer))...)
 			return struct{}{}, attemptError(actx, err, trailer)
@@ -117,7 +123,10 @@ func attemptError(actx context.Context, err error, trailer metadata.MD) error {
 // nil cb records nothing.
 func StreamClientInterceptor(p *levee.Pipeline[grpc.ClientStream], cb *circuitbreaker.CircuitBreaker) grpc.StreamClientInterceptor {
 	return func(ctx context.Context, desc *grpc.StreamDesc, cc *grpc.ClientConn, method string, streamer grpc.Streamer, opts ...grpc.CallOption) (grpc.ClientStream, error) {
+		attempts := 0
 		cs, err := p.Execute(ctx, func(actx context.Context) (grpc.ClientStream, error) {
+			actx = withPreviousAttempts(actx, attempts)
+			attempts++
 			if cb == nil {
 				cs, err := streamer(actx, desc, cc, method, opts...)
 				return cs, attemptError(actx, err, nil)
@@ -129,7 +138,7 @@ func StreamClientInterceptor(p *levee.Pipeline[grpc.ClientStream], cb *circuitbr
 			cs, err := streamer(actx, desc, cc, method, opts...)
 			if err != nil {
 				err = attemptError(actx, err, nil)
-				if actx.Err() != nil && errors.Is(err, actx.Err()) {
+				if actx.Err() != nil && errors.Is(err, actx.Err()) || callerDeadline(actx, err) {
 					permit.Release()
 				} else {
 					permit.OnError(err)
@@ -170,7 +179,8 @@ func (s *recordedStream) finish(err error) {
 		switch {
 		case err == nil:
 			s.permit.OnSuccess()
-		case s.ctx.Err() != nil && status.Code(err) == status.FromContextError(s.ctx.Err()).Code():
+		case s.ctx.Err() != nil && status.Code(err) == status.FromContextError(s.ctx.Err()).Code(),
+			callerDeadline(s.ctx, err):
 			s.permit.Release()
 		default:
 			s.permit.OnError(err)
@@ -201,6 +211,34 @@ func (s *recordedStream) SendMsg(m any) error {
 		s.finish(err)
 	}
 	return err
+}
+
+// PreviousAttemptsKey is the metadata key of gRPC's retry design (A6) carrying the number of
+// attempts of the same call made before this one. The client interceptors send it on each
+// retry (1 on the first retry; the first attempt carries none, as gRPC's own retries do), and
+// the server interceptors put the attempt it names (its value + 1) in the handler's context,
+// read by retry.IncomingAttempt, so that the server's own retries can leave a retried call
+// alone (retry.Config.NoRetryOfRetries).
+const PreviousAttemptsKey = "grpc-previous-rpc-attempts"
+
+// withPreviousAttempts returns ctx with PreviousAttemptsKey set to n in its outgoing
+// metadata, or ctx itself for the first attempt (n == 0).
+func withPreviousAttempts(ctx context.Context, n int) context.Context {
+	if n == 0 {
+		return ctx
+	}
+	md, _ := metadata.FromOutgoingContext(ctx) // a copy
+	if md == nil {
+		md = metadata.MD{}
+	}
+	md.Set(PreviousAttemptsKey, strconv.Itoa(n))
+	return metadata.NewOutgoingContext(ctx, md)
+}
+
+// callerDeadline reports whether err is a DEADLINE_EXCEEDED status and ctx's own deadline has
+// passed, even an instant before ctx.Err() is set: the caller's deadline, nobody's failure.
+func callerDeadline(ctx context.Context, err error) bool {
+	return status.Code(err) == codes.DeadlineExceeded && deadlinePassed(ctx)
 }
 
 // deadlinePassed reports whether ctx has a deadline that is not in the future.

@@ -5,12 +5,15 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/levee-go/levee"
 	"github.com/levee-go/levee/bulkhead"
 	"github.com/levee-go/levee/ratelimiter"
+	"github.com/levee-go/levee/retry"
 	"github.com/levee-go/levee/timelimiter"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
@@ -102,8 +105,13 @@ func NewServer(cfg ServerConfig) (*Server, error) {
 // dependencies the handler guards are mapped as the client interceptors map them (an open
 // breaker UNAVAILABLE, a full bulkhead or refused rate limit RESOURCE_EXHAUSTED without
 // pushback, a timeout DEADLINE_EXCEEDED); gRPC makes any other UNKNOWN.
+//
+// A call whose metadata carries PreviousAttemptsKey has its attempt number in the handler's
+// context (retry.IncomingAttempt), so that a retry with retry.Config.NoRetryOfRetries in the
+// handler's own calls does not retry a call that is itself a retry.
 func (s *Server) UnaryServerInterceptor() grpc.UnaryServerInterceptor {
 	return func(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
+		ctx = withIncomingAttempt(ctx)
 		ran := false
 		resp, err := s.unary.Execute(ctx, func(ctx context.Context) (any, error) {
 			ran = true
@@ -123,6 +131,9 @@ func (s *Server) UnaryServerInterceptor() grpc.UnaryServerInterceptor {
 func (s *Server) StreamServerInterceptor() grpc.StreamServerInterceptor {
 	return func(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, handler grpc.StreamHandler) error {
 		ran := false
+		if ctx := withIncomingAttempt(ss.Context()); ctx != ss.Context() {
+			ss = &limitedStream{ServerStream: ss, ctx: ctx}
+		}
 		_, err := s.stream.Execute(ss.Context(), func(ctx context.Context) (struct{}, error) {
 			ran = true
 			if ctx == ss.Context() {
@@ -137,7 +148,27 @@ func (s *Server) StreamServerInterceptor() grpc.StreamServerInterceptor {
 	}
 }
 
-// limitedStream is a server stream whose Context carries the time limit.
+// withIncomingAttempt returns ctx carrying the caller's attempt number
+// (retry.WithIncomingAttempt) when its incoming metadata has exactly one valid
+// PreviousAttemptsKey (a non-negative integer), and ctx itself otherwise.
+func withIncomingAttempt(ctx context.Context) context.Context {
+	md, ok := metadata.FromIncomingContext(ctx)
+	if !ok {
+		return ctx
+	}
+	vs := md.Get(PreviousAttemptsKey)
+	if len(vs) != 1 {
+		return ctx
+	}
+	n, err := strconv.Atoi(strings.TrimSpace(vs[0]))
+	if err != nil || n < 0 || n == math.MaxInt {
+		return ctx
+	}
+	return retry.WithIncomingAttempt(ctx, n+1)
+}
+
+// limitedStream is a server stream whose Context carries the time limit, or the caller's
+// attempt number.
 type limitedStream struct {
 	grpc.ServerStream
 	ctx context.Context

@@ -17,7 +17,16 @@
 //     attempt;
 //   - Retry-After (seconds or an HTTP date) on a 429 or 503 delays the next attempt, capped at
 //     Config.MaxRetryAfter; when that is past the request's deadline the call fails at once
-//     with a *RetryAfterError; OpenOnRetryAfter opens a breaker until then.
+//     with a *RetryAfterError; OpenOnRetryAfter opens a breaker until then;
+//   - the caller's deadline is kept exactly: a retry never sleeps past it, nor starts an
+//     attempt that cannot finish before it (retry.Config.IgnoreCallerDeadline), and hands
+//     back the last real answer instead; the caller's own cancellation always comes back as
+//     that cancellation, never as an earlier 503;
+//   - a request that cannot be sent again and whose attempt failed without a response ends
+//     with a *NotReplayableError saying why (ErrNotReplayable);
+//   - each retry carries its attempt number (X-Envoy-Attempt-Count); Middleware puts it in
+//     the request's context, so that retry.Config.NoRetryOfRetries keeps retries from
+//     multiplying across services.
 //
 // The client in five lines:
 //
@@ -41,7 +50,8 @@
 // opened mid-retry.
 //
 // On the server, Middleware guards a handler with a rate limiter (429) and a bulkhead (503),
-// each answering with a Retry-After, a per-request time limit (503), and recovers a panic into
+// each answering with a Retry-After, a per-request time limit (503 at the limit, as
+// http.TimeoutHandler), and recovers a panic into
 // a 500 without losing the bulkhead's permit.
 //
 // # Differences from Resilience4j

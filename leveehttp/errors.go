@@ -15,6 +15,44 @@ import (
 // last one.
 var ErrNotRetryable = errors.New("leveehttp: request not retryable")
 
+// ErrNotReplayable is matched (errors.Is) by every *NotReplayableError: the error of a request
+// whose attempt failed without a response and that the Transport did not send again because it
+// cannot be. It is not ErrNotRetryable's sentinel, which client errors (4xx) match too, so a
+// caller can tell the two apart; a *NotReplayableError matches both.
+var ErrNotReplayable = errors.New("leveehttp: request not retried: it cannot be sent again")
+
+// NotReplayableError is the error of a request whose attempt failed with a transport error (a
+// connection reset, say) and that was not sent again because it cannot be: its body has no
+// GetBody to replay it, or its method is not idempotent and it carries no idempotency key. It
+// matches ErrNotReplayable and ErrNotRetryable (so RetryConfig's retry makes no further
+// attempt), and wraps the transport error (errors.Is(err, io.EOF) still holds).
+type NotReplayableError struct {
+	// Method and URL (redacted of its password) are the request's.
+	Method, URL string
+	// Reason says why the request cannot be sent again.
+	Reason string
+	// Err is the transport error of the attempt.
+	Err error
+}
+
+// Error returns e.g. "leveehttp: POST http://pay.test/charge not retried: its body cannot be
+// sent again (the request has no GetBody): EOF".
+func (e *NotReplayableError) Error() string {
+	msg := fmt.Sprintf("leveehttp: %s %s not retried: %s", e.Method, e.URL, e.Reason)
+	if e.Err != nil {
+		msg += ": " + e.Err.Error()
+	}
+	return msg
+}
+
+// Unwrap returns Err.
+func (e *NotReplayableError) Unwrap() error { return e.Err }
+
+// Is reports whether target is ErrNotReplayable or ErrNotRetryable.
+func (e *NotReplayableError) Is(target error) bool {
+	return target == ErrNotReplayable || target == ErrNotRetryable
+}
+
 // ErrNotSent is matched (errors.Is) by the error of an attempt the Transport refused to send
 // because an earlier attempt of the same request ended with an error matching ErrNotRetryable
 // and the pipeline retried it anyway (its retry.Config was not made by RetryConfig). It is a

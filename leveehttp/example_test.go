@@ -88,10 +88,10 @@ func ExampleConfig_generateIdempotencyKey() {
 	mu.Lock()
 	defer mu.Unlock()
 	for k, n := range keys {
-		fmt.Println(string(body), "after", n, "attempts with one key of", len(k), "hex digits")
+		fmt.Println(string(body), "after", n, "attempts with one key of", len(k)-2, "hex digits in quotes")
 	}
 	// Output:
-	// order accepted after 2 attempts with one key of 32 hex digits
+	// order accepted after 2 attempts with one key of 32 hex digits in quotes
 }
 
 // A Retry-After longer than the time the caller has left fails the call at once, without

@@ -1,7 +1,6 @@
 package leveehttp_test
 
 import (
-	"context"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -14,50 +13,9 @@ import (
 	"github.com/levee-go/levee"
 	"github.com/levee-go/levee/circuitbreaker"
 	"github.com/levee-go/levee/leveehttp"
+	"github.com/levee-go/levee/leveetest"
 	"github.com/levee-go/levee/retry"
 )
-
-// pipeListener is an in-memory listener: each Dial is one net.Pipe, whose blocking is
-// durable inside a synctest bubble, unlike a socket's.
-type pipeListener struct {
-	conns chan net.Conn
-	done  chan struct{}
-	once  sync.Once
-}
-
-func newPipeListener() *pipeListener {
-	return &pipeListener{conns: make(chan net.Conn), done: make(chan struct{})}
-}
-
-func (l *pipeListener) Accept() (net.Conn, error) {
-	select {
-	case c := <-l.conns:
-		return c, nil
-	case <-l.done:
-		return nil, net.ErrClosed
-	}
-}
-
-func (l *pipeListener) Close() error { l.once.Do(func() { close(l.done) }); return nil }
-
-func (l *pipeListener) Addr() net.Addr { return pipeAddr{} }
-
-func (l *pipeListener) dial(ctx context.Context, _, _ string) (net.Conn, error) {
-	server, client := net.Pipe()
-	select {
-	case l.conns <- server:
-		return client, nil
-	case <-l.done:
-		return nil, net.ErrClosed
-	case <-ctx.Done():
-		return nil, ctx.Err()
-	}
-}
-
-type pipeAddr struct{}
-
-func (pipeAddr) Network() string { return "pipe" }
-func (pipeAddr) String() string  { return "dependency.test" }
 
 // server is an httptest server that counts its connections.
 type server struct {
@@ -98,10 +56,10 @@ func newServer(t *testing.T, h http.Handler, real bool) *server {
 		return s
 	}
 	s.Listener.Close()
-	pl := newPipeListener()
+	pl := leveetest.NewPipeListenerNamed("dependency.test")
 	s.Listener = pl
 	s.Start()
-	s.client = &http.Transport{DialContext: pl.dial}
+	s.client = &http.Transport{DialContext: pl.Dial}
 	return s
 }
 

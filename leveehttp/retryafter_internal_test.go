@@ -53,3 +53,26 @@ func TestParseRetryAfterRefuses(t *testing.T) {
 	assert.True(t, ok, "RFC 850 dates are accepted, as http.ParseTime does")
 	assert.Equal(t, 24*time.Hour, d)
 }
+
+// A Retry-After field sent twice, or as a list, is malformed and asks for no wait; a value
+// with spaces around it is read.
+func TestParseRetryAfterValues(t *testing.T) {
+	now := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
+	for _, tc := range []struct {
+		vs   []string
+		want time.Duration
+		ok   bool
+	}{
+		{nil, 0, false},
+		{[]string{"2"}, 2 * time.Second, true},
+		{[]string{" 2 "}, 2 * time.Second, true},
+		{[]string{"2", "3"}, 0, false},
+		{[]string{"2, 3"}, 0, false},
+		{[]string{"-1"}, 0, false},
+		{[]string{"Wed, 02 Dec 2026 12:00:00 GMT"}, 24 * time.Hour, true},
+	} {
+		d, ok := parseRetryAfterValues(tc.vs, now)
+		assert.Equal(t, tc.ok, ok, "%q", tc.vs)
+		assert.Equal(t, tc.want, d, "%q", tc.vs)
+	}
+}

@@ -7,11 +7,13 @@ import (
 	"net/http"
 	"runtime/debug"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
 	"github.com/levee-go/levee/bulkhead"
 	"github.com/levee-go/levee/ratelimiter"
+	"github.com/levee-go/levee/retry"
 )
 
 // DefaultBulkheadRetryAfter is ServerConfig.BulkheadRetryAfter's default.
@@ -37,13 +39,26 @@ type ServerConfig struct {
 
 	// Timeout, when positive, is each request's time limit: the handler's context (the
 	// request's) gets that deadline, with http.ErrHandlerTimeout as its cause. A handler that
-	// has written nothing when the deadline passes gets its response replaced by 503 Service
-	// Unavailable, as http.TimeoutHandler answers (504 is a gateway's answer for its upstream):
-	// its later writes fail with http.ErrHandlerTimeout. What was written before the deadline
-	// stands. The handler is run on the request's goroutine, as without Middleware: one that
-	// ignores its context keeps running (and holds its bulkhead permit) until it returns.
-	// [0: no limit; must be >= 0]
+	// has written nothing when the deadline passes has 503 Service Unavailable answered in its
+	// place at that instant, as http.TimeoutHandler answers (504 is a gateway's answer for its
+	// upstream), even when it ignores its context: the handler runs on a goroutine of its own,
+	// and what it writes after the deadline is discarded, its writes failing with
+	// http.ErrHandlerTimeout. Its headers are kept apart until it writes, so that a late
+	// handler never touches the response. A handler that started its response before the
+	// deadline is not cut short: what it wrote stands and the request ends when it returns. A
+	// handler that ignores its context keeps running (and holds its bulkhead permit) until it
+	// returns; a panic after the deadline goes to OnPanic only. When the client goes away
+	// before the handler has written, the request ends at once too, and nothing is written.
+	// [0: no limit, and the handler runs on the request's goroutine; must be >= 0]
 	Timeout time.Duration
+
+	// AttemptCountHeader is the request header carrying the caller's attempt number (1 for the
+	// first attempt, more for a retry), as leveehttp's Transport and Envoy send it: a request
+	// carrying exactly one valid value (a positive integer) has it in its context, read by
+	// retry.IncomingAttempt, so that a retry of this service's own calls can leave a retried
+	// request alone (retry.Config.NoRetryOfRetries). A missing, repeated, negative or
+	// malformed value puts nothing in the context. ["": DefaultAttemptCountHeader]
+	AttemptCountHeader string
 
 	// OnPanic, when set, is called with the request, the value a handler panicked with and
 	// the stack, before the panic is answered 500 Internal Server Error (or, when the response
@@ -66,8 +81,15 @@ func Middleware(cfg ServerConfig) (func(http.Handler) http.Handler, error) {
 	if cfg.Timeout < 0 {
 		return nil, fmt.Errorf("leveehttp: Timeout must be >= 0, got %v", cfg.Timeout)
 	}
+	if h := cfg.AttemptCountHeader; h != "" && !validHeaderName(h) {
+		return nil, fmt.Errorf("leveehttp: AttemptCountHeader must be a valid header name, got %q", h)
+	}
 	if cfg.BulkheadRetryAfter == 0 {
 		cfg.BulkheadRetryAfter = DefaultBulkheadRetryAfter
+	}
+	cfg.AttemptCountHeader = http.CanonicalHeaderKey(cfg.AttemptCountHeader)
+	if cfg.AttemptCountHeader == "" {
+		cfg.AttemptCountHeader = DefaultAttemptCountHeader
 	}
 	bulkheadRA := retryAfterSeconds(cfg.BulkheadRetryAfter)
 	return func(next http.Handler) http.Handler {
@@ -78,6 +100,9 @@ func Middleware(cfg ServerConfig) (func(http.Handler) http.Handler, error) {
 }
 
 func serve(cfg ServerConfig, bulkheadRA string, next http.Handler, w http.ResponseWriter, r *http.Request) {
+	if n, ok := parseAttempt(r.Header[cfg.AttemptCountHeader]); ok {
+		r = r.WithContext(retry.WithIncomingAttempt(r.Context(), n))
+	}
 	ctx := r.Context()
 	if cfg.RateLimiter != nil {
 		if err := cfg.RateLimiter.AcquirePermission(ctx, 1); err != nil {
@@ -98,16 +123,15 @@ func serve(cfg ServerConfig, bulkheadRA string, next http.Handler, w http.Respon
 			http.Error(w, "service unavailable: at capacity", http.StatusServiceUnavailable)
 			return
 		}
+	}
+	if cfg.Timeout > 0 {
+		serveTimed(cfg, next, w, r)
+		return
+	}
+	if cfg.Bulkhead != nil {
 		defer cfg.Bulkhead.Release()
 	}
 	gw := &guardedWriter{w: w}
-	if cfg.Timeout > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeoutCause(ctx, cfg.Timeout, http.ErrHandlerTimeout)
-		defer cancel()
-		r = r.WithContext(ctx)
-		gw.ctx = ctx
-	}
 	defer func() {
 		v := recover()
 		if v == nil {
@@ -127,6 +151,83 @@ func serve(cfg ServerConfig, bulkheadRA string, next http.Handler, w http.Respon
 	next.ServeHTTP(gw, r)
 }
 
+// handlerPanic is a panic of a handler run on its own goroutine, with its stack.
+type handlerPanic struct {
+	value any
+	stack []byte
+}
+
+// serveTimed runs next on a goroutine of its own under cfg.Timeout, and answers 503 at the
+// deadline when next has written nothing by then, as http.TimeoutHandler does. A bulkhead
+// permit taken by serve is released when next returns.
+func serveTimed(cfg ServerConfig, next http.Handler, w http.ResponseWriter, r *http.Request) {
+	ctx, cancel := context.WithTimeoutCause(r.Context(), cfg.Timeout, http.ErrHandlerTimeout)
+	defer cancel()
+	r = r.WithContext(ctx)
+	gw := &guardedWriter{w: w, ctx: ctx, own: make(http.Header)}
+	for k, v := range w.Header() { // what the server set before the handler, as Date
+		gw.own[k] = v
+	}
+	done := make(chan struct{})
+	panicked := make(chan handlerPanic, 1)
+	go func() {
+		defer close(done)
+		if cfg.Bulkhead != nil {
+			defer cfg.Bulkhead.Release()
+		}
+		defer func() {
+			v := recover()
+			if v == nil {
+				gw.finish()
+				return
+			}
+			p := handlerPanic{value: v, stack: debug.Stack()}
+			if gw.abandoned() {
+				// The request has been answered and served: nobody can be told but OnPanic.
+				if v != http.ErrAbortHandler && cfg.OnPanic != nil {
+					cfg.OnPanic(r, v, p.stack)
+				}
+				return
+			}
+			panicked <- p
+		}()
+		next.ServeHTTP(gw, r)
+	}()
+	select {
+	case <-done:
+	case <-ctx.Done():
+		if gw.abandon() {
+			return // answered 503 (or, the client gone, nothing): the late handler is discarded
+		}
+		<-done // the handler started its response before the deadline: it finishes it
+	}
+	select {
+	case p := <-panicked:
+		if p.value == http.ErrAbortHandler {
+			panic(p.value)
+		}
+		if cfg.OnPanic != nil {
+			cfg.OnPanic(r, p.value, p.stack)
+		}
+		if !gw.answer(http.StatusInternalServerError, "internal server error") {
+			panic(http.ErrAbortHandler)
+		}
+	default:
+	}
+}
+
+// parseAttempt reads an attempt count header: exactly one value, a positive decimal integer.
+func parseAttempt(vs []string) (int, bool) {
+	if len(vs) != 1 {
+		return 0, false
+	}
+	n, err := strconv.Atoi(strings.TrimSpace(vs[0]))
+	if err != nil || n < 1 {
+		return 0, false
+	}
+	return n, true
+}
+
 // retryAfterSeconds formats d as a Retry-After delay-seconds value, rounded up, at least 1.
 func retryAfterSeconds(d time.Duration) string {
 	s := (d + time.Second - 1) / time.Second
@@ -138,13 +239,54 @@ func retryAfterSeconds(d time.Duration) string {
 type guardedWriter struct {
 	w   http.ResponseWriter
 	ctx context.Context // nil without a time limit
+	own http.Header     // with a time limit: the handler's headers until it starts writing
 
 	mu       sync.Mutex
 	started  bool // a status was written, by the handler or in its place
-	timedOut bool // the 503 of the time limit was written
+	timedOut bool // the 503 of the time limit was written, or the request was abandoned
 }
 
-func (g *guardedWriter) Header() http.Header { return g.w.Header() }
+// Header returns the handler's headers: with a time limit, a map of its own until the handler
+// starts its response (then copied to the response), and again once the request was answered
+// without it, so that a late handler never touches the response's.
+func (g *guardedWriter) Header() http.Header {
+	if g.own == nil {
+		return g.w.Header()
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.started && !g.timedOut {
+		return g.w.Header()
+	}
+	return g.own
+}
+
+// abandon ends a timed request whose context is done while its handler still runs: it answers
+// 503 in the handler's place (nothing, when the client has gone) and reports true, or reports
+// false when the handler had started its response, which it is then left to finish.
+func (g *guardedWriter) abandon() bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.timedOut {
+		return true
+	}
+	if g.started {
+		return false
+	}
+	if g.expired() {
+		g.timeout()
+	} else {
+		g.started, g.timedOut = true, true
+	}
+	return true
+}
+
+// abandoned reports whether the request was answered without the handler.
+func (g *guardedWriter) abandoned() bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.timedOut
+}
 
 // Unwrap lets http.ResponseController reach the underlying writer.
 func (g *guardedWriter) Unwrap() http.ResponseWriter { return g.w }
@@ -160,6 +302,15 @@ func (g *guardedWriter) admit() bool {
 	if !g.started && g.expired() {
 		g.timeout()
 		return false
+	}
+	if !g.started && g.own != nil {
+		h := g.w.Header()
+		for k := range h {
+			delete(h, k)
+		}
+		for k, v := range g.own {
+			h[k] = v
+		}
 	}
 	g.started = true
 	return true

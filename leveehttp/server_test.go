@@ -87,47 +87,53 @@ func TestMiddlewareTimeout(t *testing.T) {
 		handler func(w http.ResponseWriter, r *http.Request) error
 		code    int
 		body    string
-		werr    error // the handler's write error
+		werr    error         // the handler's write error
+		at      time.Duration // when the answer is complete
 	}{
 		{name: "honours its context, writes nothing", handler: func(w http.ResponseWriter, r *http.Request) error {
 			<-r.Context().Done()
 			return nil
-		}, code: 503, body: "service unavailable: request timed out\n"},
+		}, code: 503, body: "service unavailable: request timed out\n", at: 2 * time.Second},
 		{name: "writes its own error late", handler: func(w http.ResponseWriter, r *http.Request) error {
 			<-r.Context().Done()
 			w.WriteHeader(http.StatusInternalServerError)
 			_, err := io.WriteString(w, "context deadline exceeded")
 			return err
-		}, code: 503, body: "service unavailable: request timed out\n", werr: http.ErrHandlerTimeout},
+		}, code: 503, body: "service unavailable: request timed out\n", werr: http.ErrHandlerTimeout, at: 2 * time.Second},
 		{name: "ignores its context", handler: func(w http.ResponseWriter, r *http.Request) error {
 			time.Sleep(5 * time.Second)
+			w.Header().Set("X-Late", "yes")
 			_, err := io.WriteString(w, "late")
 			return err
-		}, code: 503, body: "service unavailable: request timed out\n", werr: http.ErrHandlerTimeout},
+		}, code: 503, body: "service unavailable: request timed out\n", werr: http.ErrHandlerTimeout, at: 2 * time.Second},
 		{name: "in time", handler: func(w http.ResponseWriter, r *http.Request) error {
 			time.Sleep(time.Second)
 			_, err := io.WriteString(w, "ok")
 			return err
-		}, code: 200, body: "ok"},
+		}, code: 200, body: "ok", at: time.Second},
 		{name: "started in time, finished late", handler: func(w http.ResponseWriter, r *http.Request) error {
 			io.WriteString(w, "part ")
 			time.Sleep(3 * time.Second)
 			_, err := io.WriteString(w, "rest")
 			return err
-		}, code: 200, body: "part rest"},
+		}, code: 200, body: "part rest", at: 3 * time.Second},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				bh := levee.Must(bulkhead.New("api", bulkhead.Config{MaxConcurrentCalls: 1}))
-				var werr error
+				werr := make(chan error, 1)
 				h := middleware(t, leveehttp.ServerConfig{Bulkhead: bh, Timeout: 2 * time.Second},
-					http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { werr = tc.handler(w, r) }))
+					http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { werr <- tc.handler(w, r) }))
+				start := time.Now()
 				w := serveOne(h)
+				assert.Equal(t, tc.at, time.Since(start), "answered at the limit, as http.TimeoutHandler")
 				assert.Equal(t, tc.code, w.Code)
 				assert.Equal(t, tc.body, w.Body.String())
-				assert.Equal(t, tc.werr, werr)
+				assert.Equal(t, tc.werr, <-werr)
+				synctest.Wait() // the late handler has returned: its permit is back
 				assert.Equal(t, 1, bh.Metrics().AvailableConcurrentCalls)
+				assert.Empty(t, w.Header().Get("X-Late"), "a late handler's headers never reach the response")
 			})
 		})
 	}

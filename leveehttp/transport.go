@@ -10,6 +10,7 @@ import (
 	"io"
 	"net/http"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -19,8 +20,11 @@ import (
 // Defaults of Config.
 const (
 	DefaultIdempotencyKeyHeader = "Idempotency-Key"
-	DefaultMaxRetryAfter        = time.Minute
-	DefaultMaxBodyBuffer        = 64 << 10
+	// DefaultAttemptCountHeader is Config.AttemptCountHeader's and ServerConfig's
+	// AttemptCountHeader's default: Envoy's header for the same number.
+	DefaultAttemptCountHeader = "X-Envoy-Attempt-Count"
+	DefaultMaxRetryAfter      = time.Minute
+	DefaultMaxBodyBuffer      = 64 << 10
 	// MaxMaxBodyBuffer bounds Config.MaxBodyBuffer.
 	MaxMaxBodyBuffer = 16 << 20
 )
@@ -42,12 +46,26 @@ type Config struct {
 	// ...) that has no idempotency key a fresh one (128 random bits from crypto/rand, as 32
 	// hexadecimal digits), once per request: every attempt carries the same key, so the
 	// request may be retried. Without it such a request is sent at most once unless the
-	// caller set the header. [false]
+	// caller set the header. The key is sent as a Structured Field sf-string (RFC 8941), in
+	// double quotes, as the IETF's Idempotency-Key draft defines the field:
+	// Idempotency-Key: "8e03978e40d5b8b1ad54f2f2b4a9f3c4". [false]
 	GenerateIdempotencyKey bool
 
 	// MaxRetryAfter caps the wait a Retry-After imposes: the next attempt waits
 	// min(Retry-After, MaxRetryAfter). [0: DefaultMaxRetryAfter, 1 minute; must be >= 0]
 	MaxRetryAfter time.Duration
+
+	// AttemptCountHeader is the header carrying a retry's attempt number, 2 for the first retry
+	// and one more for each further one, as Envoy's x-envoy-attempt-count counts: a server
+	// behind Middleware puts it in the request's context (retry.IncomingAttempt), so that its
+	// own retries can leave a retried request alone (retry.Config.NoRetryOfRetries). The first
+	// attempt carries none, as gRPC sends grpc-previous-rpc-attempts on retries only, and goes
+	// out as the caller built it, with no copy (a server reads a missing count as a first
+	// attempt); on a retry a value the caller set is replaced. ["": DefaultAttemptCountHeader]
+	AttemptCountHeader string
+
+	// OmitAttemptCount sends no AttemptCountHeader. [false]
+	OmitAttemptCount bool
 
 	// MaxBodyBuffer is how many bytes of a failed or refused response's body are read and kept
 	// before the body is closed (see StatusError). [0: DefaultMaxBodyBuffer, 64 KiB; must be in
@@ -78,7 +96,9 @@ func DefaultFailure(resp *http.Response) bool {
 // returns ErrNotSent, a rejection. An attempt after a Retry-After does not start before
 // StatusError.RetryAt, even when the retry waited less.
 //
-// What RoundTrip returns: the pipeline's response; for a pipeline that ended on a
+// What RoundTrip returns: the pipeline's response; the request context's own error
+// (context.Canceled, context.DeadlineExceeded) when that context is done and the pipeline
+// failed, whatever an earlier attempt answered; for a pipeline that ended on a
 // *StatusError, that error's Response (the last 503, say) with a nil error, as Go's clients
 // expect a response for every HTTP status; a *RetryAfterError when Retry-After went past the
 // deadline; otherwise the pipeline's error (a transport error, a rejection such as
@@ -97,6 +117,7 @@ type Transport struct {
 	p         *levee.Pipeline[*http.Response]
 	failure   func(*http.Response) bool
 	keyHeader string
+	attHeader string // "" with OmitAttemptCount
 	genKey    bool
 	maxRA     time.Duration
 	maxBuf    int
@@ -118,6 +139,9 @@ func NewTransport(next http.RoundTripper, p *levee.Pipeline[*http.Response], cfg
 	if h := cfg.IdempotencyKeyHeader; h != "" && !validHeaderName(h) {
 		return nil, fmt.Errorf("leveehttp: IdempotencyKeyHeader must be a valid header name, got %q", h)
 	}
+	if h := cfg.AttemptCountHeader; h != "" && !validHeaderName(h) {
+		return nil, fmt.Errorf("leveehttp: AttemptCountHeader must be a valid header name, got %q", h)
+	}
 	t := &Transport{
 		next: next, p: p, failure: cfg.Failure, genKey: cfg.GenerateIdempotencyKey,
 		keyHeader: http.CanonicalHeaderKey(cfg.IdempotencyKeyHeader),
@@ -131,6 +155,12 @@ func NewTransport(next http.RoundTripper, p *levee.Pipeline[*http.Response], cfg
 	}
 	if t.keyHeader == "" {
 		t.keyHeader = DefaultIdempotencyKeyHeader
+	}
+	if !cfg.OmitAttemptCount {
+		t.attHeader = http.CanonicalHeaderKey(cfg.AttemptCountHeader)
+		if t.attHeader == "" {
+			t.attHeader = DefaultAttemptCountHeader
+		}
 	}
 	if t.maxRA == 0 {
 		t.maxRA = DefaultMaxRetryAfter
@@ -181,7 +211,10 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if key == "" && t.genKey && !idempotent(req.Method) {
 		var b [16]byte
 		_, _ = rand.Read(b[:]) // crypto/rand.Read never fails (Go 1.24+)
-		key = hex.EncodeToString(b[:])
+		var q [34]byte         // an sf-string: the hex digits in double quotes
+		q[0], q[33] = '"', '"'
+		hex.Encode(q[1:33], b[:])
+		key = string(q[:])
 		c.setKey = key
 	}
 	c.replayable = (!hasBody || req.GetBody != nil) && (idempotent(req.Method) || key != "")
@@ -206,6 +239,11 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 			return nil, errors.New("leveehttp: pipeline returned a nil response and no error")
 		}
 		return resp, nil
+	}
+	if cerr := req.Context().Err(); cerr != nil {
+		// The caller gave up (during a wait, say): its own cancellation comes back as that
+		// cancellation, never as an earlier attempt's response.
+		return nil, cerr
 	}
 	if errors.Is(err, ErrNotSent) && last != nil {
 		err = last
@@ -254,6 +292,7 @@ func (c *call) attempt(ctx context.Context) (*http.Response, error) {
 	}
 	first := c.attempts == 0
 	c.attempts++
+	attempt := c.attempts
 	if first {
 		c.bodySent = true
 	}
@@ -267,21 +306,32 @@ func (c *call) attempt(ctx context.Context) (*http.Response, error) {
 	}
 	// The request runs under the caller's context, cancelled when the attempt's context ends
 	// before the headers arrive, or when the body is closed: a time limiter cancels the
-	// attempt's context as soon as the call returns, which must not cut the body short.
-	reqCtx, cancel := context.WithCancel(c.req.Context())
-	stop := context.AfterFunc(ctx, cancel)
-	out := c.req.Clone(reqCtx)
-	if !first && out.Body != nil && out.Body != http.NoBody {
-		body, err := c.req.GetBody()
-		if err != nil {
-			stop()
-			cancel()
-			return nil, c.fail(&notRetryable{err: fmt.Errorf("leveehttp: GetBody: %w", err)})
+	// attempt's context as soon as the call returns, which must not cut the body short. A
+	// first attempt under the caller's own context (no time limiter) with nothing to add to
+	// its header is the caller's request itself, sent as it is.
+	out, cancel, stop := c.req, noCancel, noStop
+	if !first || c.setKey != "" || ctx != c.req.Context() {
+		var reqCtx context.Context
+		reqCtx, cancel = context.WithCancel(c.req.Context())
+		stop = context.AfterFunc(ctx, cancel)
+		out = c.req.Clone(reqCtx)
+		if !first && out.Body != nil && out.Body != http.NoBody {
+			body, err := c.req.GetBody()
+			if err != nil {
+				stop()
+				cancel()
+				return nil, c.fail(&notRetryable{err: fmt.Errorf("leveehttp: GetBody: %w", err)})
+			}
+			out.Body = body
 		}
-		out.Body = body
-	}
-	if c.setKey != "" {
-		out.Header.Set(c.t.keyHeader, c.setKey)
+		if c.setKey != "" {
+			out.Header[c.t.keyHeader] = []string{c.setKey}
+		}
+		if !first && c.t.attHeader != "" {
+			out.Header[c.t.attHeader] = attemptValue(attempt)
+		} else if c.t.attHeader != "" {
+			delete(out.Header, c.t.attHeader)
+		}
 	}
 	resp, err := c.t.next.RoundTrip(out)
 	if !stop() {
@@ -296,13 +346,15 @@ func (c *call) attempt(ctx context.Context) (*http.Response, error) {
 	if err != nil {
 		cancel()
 		if !c.replayable {
-			err = &notRetryable{err: err}
+			err = &NotReplayableError{Method: method(c.req), URL: c.req.URL.Redacted(), Reason: c.notReplayableReason(), Err: err}
 		}
 		return nil, c.fail(err)
 	}
 	failure := c.t.failure(resp)
 	if !failure && resp.StatusCode < 400 {
-		resp.Body = &cancelBody{ReadCloser: resp.Body, cancel: cancel}
+		if out != c.req {
+			resp.Body = &cancelBody{ReadCloser: resp.Body, cancel: cancel}
+		}
 		c.mu.Lock()
 		defer c.mu.Unlock()
 		c.last = nil
@@ -320,7 +372,7 @@ func (c *call) attempt(ctx context.Context) (*http.Response, error) {
 	se := &StatusError{Response: resp, StatusCode: resp.StatusCode, Failure: failure}
 	if resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode == http.StatusServiceUnavailable {
 		now := time.Now()
-		if ra, ok := parseRetryAfter(resp.Header.Get("Retry-After"), now); ok {
+		if ra, ok := parseRetryAfterValues(resp.Header.Values("Retry-After"), now); ok {
 			se.RetryAfter = ra
 			se.RetryAt = now.Add(min(ra, c.t.maxRA))
 		}
@@ -340,6 +392,39 @@ func (c *call) attempt(ctx context.Context) (*http.Response, error) {
 		c.mu.Unlock()
 	}
 	return nil, c.fail(se)
+}
+
+// noCancel and noStop stand for the context machinery of an attempt sent as the caller's
+// request itself.
+func noCancel()    {}
+func noStop() bool { return true }
+
+// attemptValues are the header values of the first attempts, shared by every request: a
+// RoundTripper does not modify its request's header, and a small number needs no allocation.
+var attemptValues = [...][]string{{"1"}, {"2"}, {"3"}, {"4"}, {"5"}, {"6"}, {"7"}, {"8"}, {"9"}, {"10"}}
+
+// attemptValue returns the header value of attempt n (1 for the first).
+func attemptValue(n int) []string {
+	if n >= 1 && n <= len(attemptValues) {
+		return attemptValues[n-1]
+	}
+	return []string{strconv.Itoa(n)}
+}
+
+// method returns req's method, "" read as GET.
+func method(req *http.Request) string {
+	if req.Method == "" {
+		return http.MethodGet
+	}
+	return req.Method
+}
+
+// notReplayableReason says why c.req cannot be sent again.
+func (c *call) notReplayableReason() string {
+	if b := c.req.Body; b != nil && b != http.NoBody && c.req.GetBody == nil {
+		return "its body cannot be sent again (the request has no GetBody)"
+	}
+	return "its method " + method(c.req) + " is not idempotent and the request has no " + c.t.keyHeader
 }
 
 // fail records err as the outcome of the last attempt sent, and whether it was final.
@@ -387,6 +472,16 @@ func sleepUntil(ctx context.Context, t time.Time) error {
 	case <-ctx.Done():
 		return ctx.Err()
 	}
+}
+
+// parseRetryAfterValues parses the Retry-After field of a response: exactly one value, as
+// parseRetryAfter reads it. A field sent twice is malformed (RFC 9110 defines one value) and
+// ignored, as is a list ("1, 2"), which is neither delay-seconds nor an HTTP date.
+func parseRetryAfterValues(vs []string, now time.Time) (time.Duration, bool) {
+	if len(vs) != 1 {
+		return 0, false
+	}
+	return parseRetryAfter(strings.TrimSpace(vs[0]), now)
 }
 
 // parseRetryAfter parses a Retry-After value, delay-seconds or an HTTP date (RFC 9110 section

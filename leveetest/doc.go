@@ -13,6 +13,9 @@
 //   - Record subscribes to the events of any pattern (every pattern has
 //     Subscribe(func(Event)) (unsubscribe func())) and keeps them for assertions; it
 //     unsubscribes when the test ends.
+//   - PipeListener is an in-memory net.Listener whose connections are net.Pipe pairs, so an
+//     HTTP server and its clients (leveehttp's Transport and Middleware, say) run inside a
+//     testing/synctest bubble on fake time.
 //   - VerifyIdle fails the test when a pattern still holds something a finished call should
 //     have given back: a bulkhead permit, a HALF_OPEN probe permit, a caller waiting for the
 //     rate limiter, a call the time limiter abandoned, a busy worker pool.

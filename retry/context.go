@@ -1,6 +1,7 @@
 package retry
 
 import (
+	"context"
 	"fmt"
 	"time"
 
@@ -36,13 +37,15 @@ import (
 // never counted twice. The zero Context does nothing.
 type Context struct {
 	r          *Retry
-	s          *settings // the config in force when the call started, for its whole life
-	attempts   int       // failed attempts so far, as Resilience4j's numOfAttempts
-	lastErr    error     // error of the last retried attempt
-	lastResult any       // last result that matched RetryOnResultPredicate
-	err        error     // the error the call ends with, once stopped
-	reason     error     // Reason of the *MaxRetriesExceededError, when MaxDuration or Budget stopped the call
-	start      time.Time // when the call started; set only with a MaxDuration
+	s          *settings       // the config in force when the call started, for its whole life
+	attempts   int             // failed attempts so far, as Resilience4j's numOfAttempts
+	lastErr    error           // error of the last retried attempt
+	lastResult any             // last result that matched RetryOnResultPredicate
+	err        error           // the error the call ends with, once stopped
+	reason     error           // Reason of the *MaxRetriesExceededError, when MaxDuration or Budget stopped the call
+	start      time.Time       // when the call started; set only with a MaxDuration
+	ctx        context.Context // the caller's, for its deadline and incoming attempt; may be nil
+	expect     time.Duration   // an attempt's expected duration, from ExecuteExpecting
 	state      contextState
 }
 
@@ -74,6 +77,12 @@ func (r *Retry) NewContext() Context {
 	}
 	return c
 }
+
+// SetCallerContext gives the Context its caller's context, as Execute does: a retry then
+// respects ctx's deadline (Config.IgnoreCallerDeadline, Config.MinAttemptDuration) and its
+// incoming attempt (Config.NoRetryOfRetries). Without it a Context driven by hand knows no
+// deadline. ctx is read only when a retry is decided; a nil ctx forgets the one given before.
+func (c *Context) SetCallerContext(ctx context.Context) { c.ctx = ctx }
 
 // Attempts returns the number of failed attempts so far: attempts whose error was retried or
 // whose result matched RetryOnResultPredicate. It is 0 during the first attempt and equals
@@ -254,12 +263,26 @@ func (c *Context) maxRetriesExceeded() *MaxRetriesExceededError {
 
 // gate decides whether a retry after wait may be made, once the attempts and the interval
 // allow it: it returns ErrMaxDurationExceeded when the wait would end after start +
-// MaxDuration, ErrBudgetExhausted when the budget has no retry to give (a retry allowed is
+// MaxDuration, ErrServingRetry when NoRetryOfRetries holds and the caller's request is a retry,
+// ErrCallerDeadline when the wait plus MinAttemptDuration would reach the caller's deadline, ErrBudgetExhausted when the budget has no retry to give (a retry allowed is
 // withdrawn from it), and nil otherwise.
 func (c *Context) gate(wait time.Duration) error {
 	s := c.s
 	if s.maxDuration > 0 && wait > s.maxDuration-time.Since(c.start) {
 		return ErrMaxDurationExceeded
+	}
+	if c.ctx != nil {
+		if s.config.NoRetryOfRetries && IncomingAttempt(c.ctx) > 1 {
+			return ErrServingRetry
+		}
+		if !s.config.IgnoreCallerDeadline {
+			if dl, ok := c.ctx.Deadline(); ok {
+				need := max(s.config.MinAttemptDuration, c.expect)
+				if left := time.Until(dl); wait >= left || need >= left-wait {
+					return ErrCallerDeadline
+				}
+			}
+		}
 	}
 	if s.budget != nil && !s.budget.withdrawRetry() {
 		return ErrBudgetExhausted

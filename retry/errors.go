@@ -19,6 +19,17 @@ var ErrMaxDurationExceeded = errors.New("retry: max duration exceeded")
 // Config.Budget had no retry left to give, as gRPC's retry throttling and Finagle's RetryBudget.
 var ErrBudgetExhausted = errors.New("retry: retry budget exhausted")
 
+// ErrCallerDeadline is the Reason of a *MaxRetriesExceededError whose call stopped because the
+// next attempt could not have finished before the caller's deadline: its wait, plus
+// Config.MinAttemptDuration, would have reached the deadline of the call's context (see
+// Config.IgnoreCallerDeadline).
+var ErrCallerDeadline = errors.New("retry: the next attempt could not finish before the caller's deadline")
+
+// ErrServingRetry is the Reason of a *MaxRetriesExceededError whose call made one attempt only
+// because the request it serves is itself a retry of its caller's (see
+// Config.NoRetryOfRetries and IncomingAttempt).
+var ErrServingRetry = errors.New("retry: the request served is itself a retry")
+
 // ErrNilRetry is returned by Execute when the *Retry is nil.
 var ErrNilRetry = errors.New("retry: nil *Retry")
 

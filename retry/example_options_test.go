@@ -100,3 +100,38 @@ func ExampleFullJitterBackoff() {
 	// 1.035s 1.992s
 	// retry: DecorrelatedJitterBackoff max must be >= interval (100ms), got 0s
 }
+
+// A retry never sleeps into its caller's deadline: with 250ms left and a wait of 1s, the call
+// ends at once with the last real error and the reason, not with context.DeadlineExceeded.
+func ExampleConfig_callerDeadline() {
+	rt, _ := retry.New("pricing", retry.Config{MaxAttempts: 3, WaitDuration: time.Second})
+	ctx, cancel := context.WithTimeout(context.Background(), 250*time.Millisecond)
+	defer cancel()
+	_, err := retry.Execute(ctx, rt, func(context.Context) (string, error) {
+		return "", errors.New("503 Service Unavailable")
+	})
+	fmt.Println(err)
+	fmt.Println(errors.Is(err, retry.ErrCallerDeadline), errors.Is(err, context.DeadlineExceeded))
+	// Output:
+	// retry: Retry 'pricing' stopped after 1 of 3 attempts (the next attempt could not finish before the caller's deadline): 503 Service Unavailable
+	// true false
+}
+
+// A service whose own retry serves a request that is a retry of its caller's makes one attempt
+// (Config.NoRetryOfRetries): leveehttp's Middleware and leveegrpc's interceptors put the
+// caller's attempt number in the request's context.
+func ExampleConfig_noRetryOfRetries() {
+	rt, _ := retry.New("inventory", retry.Config{MaxAttempts: 3, WaitDuration: retry.NoWait, NoRetryOfRetries: true})
+	for _, incoming := range []int{1, 2} {
+		ctx := retry.WithIncomingAttempt(context.Background(), incoming)
+		attempts := 0
+		_, _ = retry.Execute(ctx, rt, func(context.Context) (int, error) {
+			attempts++
+			return 0, errors.New("unavailable")
+		})
+		fmt.Printf("serving attempt %d: %d attempts\n", incoming, attempts)
+	}
+	// Output:
+	// serving attempt 1: 3 attempts
+	// serving attempt 2: 1 attempts
+}

@@ -23,6 +23,9 @@ import (
 //     the classification above leaves alone, or a rejection RetryRejections does not list —
 //     even after earlier retries; an error marked by Permanent ends the call at once too,
 //     without the mark (see Permanent);
+//   - the caller's cancellation itself (ctx.Err(), unchanged), without any attempt, when ctx
+//     is already done as Execute is called: no call is made and no outcome is counted, as a
+//     pipeline's other patterns refuse to start a call for a caller who has given up;
 //   - the caller's cancellation itself, unchanged, when an attempt returns an error matching
 //     ctx.Err() once ctx is done: it is not retried and counted in no outcome;
 //   - when ctx is done during a wait (or before a retry with no wait), an error that matches
@@ -40,6 +43,13 @@ import (
 //   - a *levee.PanicError when a config hook (a predicate, an interval function,
 //     ConsumeResultBeforeRetryAttempt) panics, wrapping the attempt's error if there was one.
 //
+// Unless Config.IgnoreCallerDeadline is set, a retry is not made when its wait, plus
+// Config.MinAttemptDuration, would reach ctx's deadline: the call ends at once with a
+// *MaxRetriesExceededError whose Reason is ErrCallerDeadline, wrapping the last attempt's own
+// error (or, on a result, as FailAfterMaxAttempts says), instead of sleeping into the deadline
+// and returning context.DeadlineExceeded. A deadline already passed counts, even an instant
+// before ctx.Err() is set.
+//
 // A panic in call itself becomes a *levee.PanicError and is classified like any other error
 // (retried by default). A nil ctx means context.Background(); a nil call returns
 // levee.ErrNilCall and a nil r returns ErrNilRetry, without panicking.
@@ -48,6 +58,16 @@ import (
 // nothing, nor does one that ends at once on an error that is not retried; call is not
 // retained after Execute returns.
 func Execute[T any](ctx context.Context, r *Retry, call func(context.Context) (T, error)) (T, error) {
+	return ExecuteExpecting(ctx, r, 0, call)
+}
+
+// ExecuteExpecting is Execute for a call whose every attempt is expected to take up to
+// attempt: a retry is made only when at least max(attempt, Config.MinAttemptDuration) of the
+// caller's deadline is left once its wait is over (see Config.IgnoreCallerDeadline). A
+// pipeline (levee.Pipeline, levee.DefaultPipeline) calls it with the TimeoutDuration of the
+// TimeLimiter inside the retry, so that no retry starts an attempt its time limit says cannot
+// finish before the caller's deadline. A zero or negative attempt is Execute.
+func ExecuteExpecting[T any](ctx context.Context, r *Retry, attempt time.Duration, call func(context.Context) (T, error)) (T, error) {
 	if r == nil {
 		var zero T
 		return zero, ErrNilRetry
@@ -57,7 +77,16 @@ func Execute[T any](ctx context.Context, r *Retry, call func(context.Context) (T
 		return zero, safe.ErrNilCall
 	}
 	ctx = safe.Ctx(ctx)
+	if err := ctx.Err(); err != nil {
+		// A call whose caller has already given up makes no attempt, as a pipeline's breaker,
+		// bulkhead and limiter refuse to start one: the caller's cancellation is returned
+		// unchanged and no outcome is counted.
+		var zero T
+		return zero, err
+	}
 	c := r.NewContext()
+	c.ctx = ctx
+	c.expect = attempt
 	for {
 		v, err := safe.Call(ctx, call)
 		var wait time.Duration

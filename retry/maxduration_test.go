@@ -154,7 +154,8 @@ func TestMaxDurationFromNewContext(t *testing.T) {
 // TestMaxDurationLeavesCancellationAlone: a context ending a wait ends the call as before.
 func TestMaxDurationLeavesCancellationAlone(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		r := newRetry(t, retry.Config{MaxAttempts: 10, WaitDuration: time.Second, MaxDuration: time.Hour})
+		r := newRetry(t, retry.Config{MaxAttempts: 10, WaitDuration: time.Second, MaxDuration: time.Hour,
+			IgnoreCallerDeadline: true})
 		ctx, cancel := context.WithTimeout(context.Background(), 1500*ms)
 		defer cancel()
 		_, err := retry.Execute(ctx, r, newScript(fail(errGateway)).call)

@@ -114,6 +114,34 @@ type Config struct {
 	// *MaxRetriesExceededError carrying the last result, instead of returning that result.
 	FailAfterMaxAttempts bool
 
+	// IgnoreCallerDeadline turns off the retry's respect of the caller's deadline. By default
+	// (false) a retry is not made when its wait, plus MinAttemptDuration, would reach the
+	// deadline of the call's context (Execute's ctx, or the one given to
+	// Context.SetCallerContext): the call ends at once with a *MaxRetriesExceededError whose
+	// Reason is ErrCallerDeadline, wrapping the last attempt's own error, instead of sleeping
+	// into the deadline and ending with context.DeadlineExceeded. A deadline already passed
+	// counts, even an instant before the context's Err is set. With IgnoreCallerDeadline the
+	// wait runs, and the deadline interrupts it, as in Resilience4j, which knows no deadline.
+	IgnoreCallerDeadline bool
+
+	// MinAttemptDuration is the least time an attempt needs: a retry is made only when at
+	// least this much of the caller's deadline is left once its wait is over. A pipeline
+	// (levee.Pipeline, levee.DefaultPipeline) takes the TimeoutDuration of a TimeLimiter
+	// inside the retry as an attempt's time by itself (see ExecuteExpecting; the larger of the
+	// two counts); set this for the expected duration of an attempt without one. 0, the
+	// default, only keeps the wait itself from reaching the deadline; negative values are
+	// refused. Ignored with IgnoreCallerDeadline, and without a deadline.
+	MinAttemptDuration time.Duration
+
+	// NoRetryOfRetries makes a call that serves a request which is itself a retry of its own
+	// caller (IncomingAttempt(ctx) > 1: leveehttp's Middleware and leveegrpc's interceptors
+	// put the attempt number their caller sent into the request's context) make one attempt
+	// only: its retry ends with a *MaxRetriesExceededError whose Reason is ErrServingRetry.
+	// Services that call each other through retries then do not multiply the attempts: with
+	// three attempts at each of two hops, the last service receives 3 + 1 + 1 attempts
+	// instead of 3 × 3. Off by default.
+	NoRetryOfRetries bool
+
 	// Logger, when set, receives each retry, the calls that succeed after retries and the
 	// calls whose retries are exhausted as log/slog records (see the package comment's Logging
 	// section): New subscribes one more event consumer that logs them. Nil, the default, logs
@@ -242,6 +270,9 @@ func compile(cfg Config) (*settings, error) {
 		return nil, errors.New("retry: set WaitDuration or IntervalBiFunction, not both")
 	case cfg.IntervalFunction != nil && cfg.IntervalBiFunction != nil:
 		return nil, errors.New("retry: set IntervalFunction or IntervalBiFunction, not both")
+	}
+	if cfg.MinAttemptDuration < 0 {
+		return nil, fmt.Errorf("retry: MinAttemptDuration must be >= 0, got %v", cfg.MinAttemptDuration)
 	}
 	if cfg.MaxDuration < 0 {
 		return nil, fmt.Errorf("retry: MaxDuration must be >= 0 (0 for no limit), got %v", cfg.MaxDuration)

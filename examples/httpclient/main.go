@@ -17,7 +17,10 @@
 //   - a fallback that answers a cached price while the breaker is open.
 //
 // Each request ends live (a 200 from the service), answered by the fallback, or failed (the last
-// 503 or 429, or a timeout, once the retry gave up). The test runs the same program on a fake
+// 503 or 429, or a timeout, once the retry gave up). A last table sends one request with a
+// 250ms deadline to a path that always answers 503, through a retry that respects the caller's
+// deadline (the default) and one that ignores it (retry.Config.IgnoreCallerDeadline): the first
+// hands back the last 503 at 200ms, the second sleeps into the deadline. The test runs the same program on a fake
 // clock (testing/synctest) over an in-memory connection, where every figure is exact; a run on a
 // busy machine can shift a request across the end of an open breaker and differ by a few.
 package main
@@ -68,6 +71,16 @@ type report struct {
 	Received, Hung         int            // at the service
 	Answers                map[int]int    // the service's answers by status
 	Transitions            []string       // the breaker's, "1.234s CLOSED->OPEN"
+	Deadline               []deadlineRow  // the deadline table
+}
+
+// deadlineRow is one line of the deadline table: how a request with a 250ms deadline to a
+// service answering 503 ended, with a retry that respects the deadline and one that ignores it.
+type deadlineRow struct {
+	Retry    string
+	Outcome  string
+	Attempts int
+	Took     time.Duration
 }
 
 // run serves the flaky service on ln, sends the requests through next, prints what happened
@@ -146,6 +159,9 @@ func run(w io.Writer, ln net.Listener, next *http.Transport) (report, error) {
 		}
 	}
 	rep.Received, rep.Hung, rep.Answers = svc.counts()
+	if rep.Deadline, err = deadlineTable(next, "http://"+ln.Addr().String()+"/busy", svc); err != nil {
+		return rep, err
+	}
 
 	fmt.Fprintf(w, "%d requests: %d live, %d fallback, %d failed\n", requests, rep.Live, rep.Fallback, rep.Failed)
 	for _, k := range []string{"503 Service Unavailable", "429 Too Many Requests", "timeout"} {
@@ -159,7 +175,59 @@ func run(w io.Writer, ln net.Listener, next *http.Transport) (report, error) {
 	for _, t := range rep.Transitions {
 		fmt.Fprintln(w, " ", t)
 	}
+	fmt.Fprintln(w, "a 250ms deadline, 5 attempts 100ms apart, a service answering 503:")
+	for _, row := range rep.Deadline {
+		fmt.Fprintf(w, "  %-22s %s after %d attempts in %v\n", row.Retry+":", row.Outcome, row.Attempts, row.Took)
+	}
 	return rep, nil
+}
+
+// deadlineTable sends one request with a 250ms deadline to url, which always answers 503,
+// through a retry of 5 attempts 100ms apart that respects the caller's deadline (the default)
+// and through one that ignores it: the first stops at 200ms, since a third retry would start
+// at the deadline, and hands back the last 503; the second sleeps into the deadline and ends
+// with context.DeadlineExceeded at 250ms.
+func deadlineTable(next *http.Transport, url string, svc *flaky) ([]deadlineRow, error) {
+	var rows []deadlineRow
+	for _, tc := range []struct {
+		name   string
+		ignore bool
+	}{{"respects the deadline", false}, {"ignores the deadline", true}} {
+		rt, err := retry.New("busy", leveehttp.RetryConfig(retry.Config{
+			MaxAttempts: 5, WaitDuration: 100 * time.Millisecond, IgnoreCallerDeadline: tc.ignore,
+		}))
+		if err != nil {
+			return nil, err
+		}
+		tr, err := leveehttp.NewTransport(next, levee.Compose[*http.Response]().WithRetry(rt), leveehttp.Config{})
+		if err != nil {
+			return nil, err
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 250*time.Millisecond)
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+		if err != nil {
+			cancel()
+			return nil, err
+		}
+		before := svc.busyCount()
+		start := time.Now()
+		resp, err := (&http.Client{Transport: tr}).Do(req)
+		row := deadlineRow{Retry: tc.name, Took: time.Since(start).Round(10 * time.Millisecond)}
+		cancel()
+		row.Attempts = svc.busyCount() - before
+		switch {
+		case errors.Is(err, context.DeadlineExceeded):
+			row.Outcome = "context deadline exceeded"
+		case err != nil:
+			row.Outcome = err.Error()
+		default:
+			row.Outcome = resp.Status
+			io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+		}
+		rows = append(rows, row)
+	}
+	return rows, nil
 }
 
 // failure names what a failed request ended with.

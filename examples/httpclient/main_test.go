@@ -2,17 +2,17 @@ package main
 
 import (
 	"bytes"
-	"context"
-	"net"
 	"net/http"
 	"strings"
-	"sync"
 	"testing"
 	"testing/synctest"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.uber.org/goleak"
+
+	"github.com/levee-go/levee/leveetest"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
@@ -21,9 +21,9 @@ func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 // the client's pace make every figure exact.
 func TestRunFigures(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		ln := newPipeListener()
+		ln := leveetest.NewPipeListenerNamed("pricing.test")
 		var out bytes.Buffer
-		rep, err := run(&out, ln, &http.Transport{DialContext: ln.dial})
+		rep, err := run(&out, ln, &http.Transport{DialContext: ln.Dial})
 		require.NoError(t, err)
 
 		assert.Equal(t, requests, rep.Live+rep.Fallback+rep.Failed)
@@ -61,6 +61,14 @@ func TestRunFigures(t *testing.T) {
 			"8.4s OPEN->HALF_OPEN",
 			"8.6s HALF_OPEN->CLOSED",
 		}, rep.Transitions)
+		assert.Equal(t, []deadlineRow{
+			{Retry: "respects the deadline", Outcome: "503 Service Unavailable", Attempts: 3, Took: 200 * time.Millisecond},
+			{Retry: "ignores the deadline", Outcome: "context deadline exceeded", Attempts: 3, Took: 250 * time.Millisecond},
+		}, rep.Deadline)
+		assert.True(t, strings.HasSuffix(out.String(), `a 250ms deadline, 5 attempts 100ms apart, a service answering 503:
+  respects the deadline: 503 Service Unavailable after 3 attempts in 200ms
+  ignores the deadline:  context deadline exceeded after 3 attempts in 250ms
+`), out.String())
 		assert.Equal(t, `100 requests: 78 live, 18 fallback, 4 failed
   failed with 503 Service Unavailable: 4
 the service received 129 requests: 78 answered 200, 42 503, 6 429, 3 hung
@@ -68,45 +76,3 @@ breaker transitions:
 `, out.String()[:strings.Index(out.String(), "  720ms")])
 	})
 }
-
-// pipeListener is an in-memory listener: each dial is one net.Pipe, which blocks durably inside
-// a synctest bubble, as a socket does not.
-type pipeListener struct {
-	conns chan net.Conn
-	done  chan struct{}
-	once  sync.Once
-}
-
-func newPipeListener() *pipeListener {
-	return &pipeListener{conns: make(chan net.Conn), done: make(chan struct{})}
-}
-
-func (l *pipeListener) Accept() (net.Conn, error) {
-	select {
-	case c := <-l.conns:
-		return c, nil
-	case <-l.done:
-		return nil, net.ErrClosed
-	}
-}
-
-func (l *pipeListener) Close() error { l.once.Do(func() { close(l.done) }); return nil }
-
-func (l *pipeListener) Addr() net.Addr { return pipeAddr{} }
-
-func (l *pipeListener) dial(ctx context.Context, _, _ string) (net.Conn, error) {
-	server, client := net.Pipe()
-	select {
-	case l.conns <- server:
-		return client, nil
-	case <-l.done:
-		return nil, net.ErrClosed
-	case <-ctx.Done():
-		return nil, ctx.Err()
-	}
-}
-
-type pipeAddr struct{}
-
-func (pipeAddr) Network() string { return "pipe" }
-func (pipeAddr) String() string  { return "pricing.test" }

@@ -8,7 +8,7 @@ import (
 	"time"
 )
 
-// flaky is the pricing service the client calls. Each request it receives draws its fate from a
+// flaky is the pricing service the client calls. Its path /busy always answers 503. Each request it receives draws its fate from a
 // seeded source, in arrival order: 30 % answer 503, 4 % answer 429 with Retry-After: 1, 2 % hang
 // until the client gives up, the rest answer 200 with a price. Between outageStart and
 // outageEnd after start it answers 503 to everything, an outage for the breaker to see.
@@ -20,6 +20,7 @@ type flaky struct {
 	received int // requests that reached the handler
 	answers  map[int]int
 	hung     int // requests that hung until their client gave up
+	busy     int // requests to /busy
 }
 
 func newFlaky(seed uint64, start time.Time) *flaky {
@@ -27,6 +28,13 @@ func newFlaky(seed uint64, start time.Time) *flaky {
 }
 
 func (f *flaky) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.URL.Path == "/busy" { // always 503, for the deadline table; counted apart
+		f.mu.Lock()
+		f.busy++
+		f.mu.Unlock()
+		http.Error(w, http.StatusText(http.StatusServiceUnavailable), http.StatusServiceUnavailable)
+		return
+	}
 	f.mu.Lock()
 	f.received++
 	since := time.Since(f.start)
@@ -68,4 +76,11 @@ func (f *flaky) counts() (received, hung int, answers map[int]int) {
 		answers[k] = v
 	}
 	return f.received, f.hung, answers
+}
+
+// busyCount returns the number of requests to /busy so far.
+func (f *flaky) busyCount() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.busy
 }

@@ -20,6 +20,7 @@ package compose
 import (
 	"context"
 	"sync"
+	"time"
 
 	"github.com/levee-go/levee/bulkhead"
 	"github.com/levee-go/levee/circuitbreaker"
@@ -196,12 +197,15 @@ func exec[A, T any](ctx context.Context, layers []Layer[T], i int, fn func(conte
 	case kindCircuitBreaker:
 		return circuitbreaker.Execute(ctx, l.cb, next)
 	case kindRetry:
+		// A time limiter inside the retry says how long an attempt may take: no retry starts
+		// one that could not finish before the caller's deadline.
+		expect := attemptTimeout(layers[:i])
 		if out == nil {
-			return retry.Execute(ctx, l.rt, next)
+			return retry.ExecuteExpecting(ctx, l.rt, expect, next)
 		}
 		// Each attempt reports its own outcome: a fallback that answered an earlier attempt
 		// whose result was then retried did not produce what this attempt returns.
-		return retry.Execute(ctx, l.rt, func(ctx context.Context) (T, error) {
+		return retry.ExecuteExpecting(ctx, l.rt, expect, func(ctx context.Context) (T, error) {
 			*out = fallback.Outcome{}
 			return next(ctx)
 		})
@@ -218,6 +222,17 @@ func exec[A, T any](ctx context.Context, layers []Layer[T], i int, fn func(conte
 	default: // unreachable: layers are made only by this package's constructors
 		return next(ctx)
 	}
+}
+
+// attemptTimeout returns the TimeoutDuration of the outermost time limiter of inner (the
+// layers inside a retry), which bounds each attempt, or 0 when there is none.
+func attemptTimeout[T any](inner []Layer[T]) time.Duration {
+	for j := len(inner) - 1; j >= 0; j-- {
+		if inner[j].kind == kindTimeLimiter && inner[j].tl != nil {
+			return inner[j].tl.Config().TimeoutDuration
+		}
+	}
+	return 0
 }
 
 // execDecorated runs the decorator dec of layers[i] around layers[0..i-1]. The decorator is

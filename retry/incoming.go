@@ -1,0 +1,29 @@
+package retry
+
+import "context"
+
+type incomingAttemptKey struct{}
+
+// WithIncomingAttempt returns a copy of ctx carrying attempt, the number of the attempt (1 for
+// the first, 2 for the first retry, ...) by which the caller of the request being served sent
+// it: what a server reads from its caller, as Envoy's x-envoy-attempt-count header or gRPC's
+// grpc-previous-rpc-attempts metadata (plus one) say. leveehttp's Middleware and leveegrpc's
+// server interceptors call it for every request that carries the number. A value below 1 is
+// stored as unknown.
+func WithIncomingAttempt(ctx context.Context, attempt int) context.Context {
+	if attempt < 1 {
+		attempt = 0
+	}
+	return context.WithValue(ctx, incomingAttemptKey{}, attempt)
+}
+
+// IncomingAttempt returns the attempt number WithIncomingAttempt put in ctx: 1 for a request
+// its caller sent for the first time, more for a retry, and 0 when unknown. A Retry with
+// Config.NoRetryOfRetries makes one attempt when it is above 1.
+func IncomingAttempt(ctx context.Context) int {
+	if ctx == nil {
+		return 0
+	}
+	n, _ := ctx.Value(incomingAttemptKey{}).(int)
+	return n
+}
