@@ -13,7 +13,9 @@
 // ErrCallNotPermitted. Code that cannot wrap the call in one function (a stream, a future, a
 // callback) uses the permit API instead: Acquire returns a Permit value, and the call is
 // reported on it exactly once with OnSuccess, OnError, OnResult or Release. The permit measures
-// the call itself and reports to the period that granted it: a period is one stay in one state,
+// the call itself (a caller that already timed it gives its own duration to
+// OnSuccessWithDuration, OnErrorWithDuration or OnResultWithDuration, as Resilience4j's
+// onSuccess(duration, unit)) and reports to the period that granted it: a period is one stay in one state,
 // begun by a transition (even into the same state) or Reset, and a call's outcome counts only
 // if its period is still the current one when the call ends (see Permit).
 //
