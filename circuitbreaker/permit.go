@@ -4,7 +4,8 @@ import "time"
 
 // Permit is one permission granted by Acquire: a small value (pass and copy it freely; it
 // allocates nothing) that carries the breaker, the period that granted it and the monotonic
-// instant it was granted. Report the call on it exactly once, as Resilience4j's onSuccess,
+// instant it was granted (read then, or, with a SlowCallDurationThreshold of 1 s or more, a
+// reading the breaker took at most about 1 ms before: see the package comment's "Timing"). Report the call on it exactly once, as Resilience4j's onSuccess,
 // onError, onResult or releasePermission: the elapsed time is measured from the grant, so no
 // caller times its call. A caller that already timed it reports its own duration instead with
 // OnSuccessWithDuration, OnErrorWithDuration or OnResultWithDuration.
@@ -56,7 +57,7 @@ type Permit struct {
 // consulted: there is no result to show it.
 func (p Permit) OnSuccess() {
 	if p.cb != nil && p.finish() {
-		end := p.cb.now()
+		end := p.cb.end(p.st)
 		p.cb.succeeded(p.st, end-p.start, end)
 	}
 }
@@ -82,7 +83,7 @@ func (p Permit) OnSuccess() {
 // (nil, err). OnError cannot tell the caller's own cancellation: Release such calls instead.
 func (p Permit) OnError(err error) {
 	if p.cb != nil {
-		end := p.cb.now()
+		end := p.cb.end(p.st)
 		p.cb.failed(p, end-p.start, end, nil, err)
 	}
 }
@@ -97,7 +98,7 @@ func (p Permit) OnResult(result any, err error) {
 	if p.cb == nil {
 		return
 	}
-	end := p.cb.now()
+	end := p.cb.end(p.st)
 	p.onResult(end-p.start, end, result, err)
 }
 
@@ -129,7 +130,7 @@ func (p Permit) onResult(d, end time.Duration, result any, err error) {
 // monotonic clock once, for the second a time-based window files the outcome under.
 func (p Permit) OnSuccessWithDuration(d time.Duration) {
 	if p.cb != nil && p.finish() {
-		p.cb.succeeded(p.st, max(d, 0), p.cb.now())
+		p.cb.succeeded(p.st, max(d, 0), p.cb.end(p.st))
 	}
 }
 
@@ -140,7 +141,7 @@ func (p Permit) OnSuccessWithDuration(d time.Duration) {
 // permit already completed is handled as on Permit, as for OnSuccessWithDuration.
 func (p Permit) OnErrorWithDuration(d time.Duration, err error) {
 	if p.cb != nil {
-		p.cb.failed(p, max(d, 0), p.cb.now(), nil, err)
+		p.cb.failed(p, max(d, 0), p.cb.end(p.st), nil, err)
 	}
 }
 
@@ -152,7 +153,7 @@ func (p Permit) OnErrorWithDuration(d time.Duration, err error) {
 // OnSuccessWithDuration.
 func (p Permit) OnResultWithDuration(d time.Duration, result any, err error) {
 	if p.cb != nil {
-		p.onResult(max(d, 0), p.cb.now(), result, err)
+		p.onResult(max(d, 0), p.cb.end(p.st), result, err)
 	}
 }
 
