@@ -60,12 +60,12 @@
 // clock is most of the cost of a successful call, so a breaker whose SlowCallDurationThreshold
 // is 1 s or more (the default is 60 s) reads it once per call, when the call ends: the call
 // starts from a reading the breaker already took (the start or end of another call) at most
-// coarseGrain = 1 ms earlier. Such a start is never later than the call's true start, so:
+// 1 ms earlier. Such a start is never later than the call's true start, so:
 //
-//   - durations are never under-stated, and over-stated by at most about 1 ms (by a few
-//     microseconds while calls keep coming, since each end that finds the shared reading more
-//     than 10 µs old replaces it); Metrics' TotalDuration, AverageDuration and
-//     SlowCallDuration add these durations up;
+//   - durations are never under-stated, and over-stated by at most about 1 ms: by the time
+//     since the breaker's latest call ended, plus up to 10 µs (an end replaces the shared
+//     reading once it is 10 µs old), when that is less. Metrics' TotalDuration,
+//     AverageDuration and SlowCallDuration add these durations up;
 //   - a call that took longer than the threshold is always slow, one that took at most the
 //     threshold less 1 ms never is, and one within that last millisecond may be judged slow:
 //     the threshold keeps a precision of 1 ms, at most 0.1 % of it (0.0017 % of the 60 s
