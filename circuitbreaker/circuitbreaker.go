@@ -29,7 +29,6 @@ import (
 type CircuitBreaker struct {
 	name  string
 	epoch time.Time // with a monotonic reading: now() never reads the wall clock
-	clock func() time.Duration
 
 	// settings is the config the next period is built with (New's, or the last
 	// ChangeConfig's). Each period keeps the settings it was built with for its whole life.
@@ -46,6 +45,8 @@ type CircuitBreaker struct {
 	mu     sync.Mutex   // serialises ChangeConfig; guards logger and unlog
 	logger *slog.Logger // Config.Logger in force
 	unlog  func()       // removes the logger's event consumer
+
+	calls callClock // the shared start reading of calls, see clock.go
 }
 
 // settings is a Config compiled by New or ChangeConfig; it is never modified once stored.
@@ -89,7 +90,7 @@ func New(name string, cfg Config) (*CircuitBreaker, error) {
 	}
 	c := set.cfg
 	cb := &CircuitBreaker{name: name, epoch: time.Now()}
-	cb.clock = cb.now
+	cb.calls.init(cb.epoch)
 	cb.settings.Store(set)
 	for s := range cb.refusals {
 		cb.refusals[s] = CallNotPermittedError{Name: name, State: State(s)}
@@ -252,7 +253,7 @@ func (cb *CircuitBreaker) Acquire() (Permit, error) {
 	if !ok {
 		return Permit{}, cb.notPermitted(p.st)
 	}
-	p.start = cb.now()
+	p.start = cb.begin(p.st)
 	return p, nil
 }
 

@@ -71,6 +71,15 @@ type Config struct {
 	// opens. (0, 100] [100].
 	SlowCallRateThreshold float32
 	// SlowCallDurationThreshold: a call that takes strictly longer is slow. > 0 [60s].
+	//
+	// Precision. Below 1 s every call is timed with two readings of the monotonic clock and
+	// judged exactly, as Resilience4j judges it. From 1 s up (the default included) a call
+	// reads the clock only when it ends, and starts from a reading the breaker took at most
+	// about 1 ms earlier (see the package comment's "Timing"), which can only over-state its
+	// duration: a call that took longer than the threshold is always slow, one that took at
+	// most the threshold less 1 ms is never slow, and one in that last millisecond may be
+	// judged slow (more than 1 ms only when the runtime runs a timer late). While the breaker
+	// has an event consumer every call is timed exactly, whatever the threshold.
 	SlowCallDurationThreshold time.Duration
 
 	// SlidingWindowType is CountBased [the zero value] or TimeBased.

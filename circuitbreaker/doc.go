@@ -13,7 +13,9 @@
 // ErrCallNotPermitted. Code that cannot wrap the call in one function (a stream, a future, a
 // callback) uses the permit API instead: Acquire returns a Permit value, and the call is
 // reported on it exactly once with OnSuccess, OnError, OnResult or Release. The permit measures
-// the call itself and reports to the period that granted it: a period is one stay in one state,
+// the call itself (a caller that already timed it gives its own duration to
+// OnSuccessWithDuration, OnErrorWithDuration or OnResultWithDuration, as Resilience4j's
+// onSuccess(duration, unit)) and reports to the period that granted it: a period is one stay in one state,
 // begun by a transition (even into the same state) or Reset, and a call's outcome counts only
 // if its period is still the current one when the call ends (see Permit).
 //
@@ -26,7 +28,8 @@
 // float32 percentages, failed*100/calls, and are -1 until the window holds the minimum number
 // of calls: min(MinimumNumberOfCalls, SlidingWindowSize) for a CountBased window,
 // MinimumNumberOfCalls for a TimeBased one. A call is slow when it takes strictly longer than
-// SlowCallDurationThreshold; a slow failure counts as failed, slow and slow failed.
+// SlowCallDurationThreshold; a slow failure counts as failed, slow and slow failed (see
+// "Timing" for the precision of that judgement).
 //
 // When either rate reaches its threshold (>=) the breaker opens. OPEN refuses calls until the
 // clock is strictly after the end of its wait; the first permission request after that moves
@@ -48,8 +51,35 @@
 //
 // Errors are classified by Permit.OnError: a rejection by another levee pattern first (only
 // RecordRejections may count it), then the ignore lists, then the record lists. Every instant
-// the breaker keeps is read from the monotonic clock; the wall clock only stamps events. Tests
+// the breaker keeps is read from the monotonic clock (see "Timing"); the wall clock only stamps events. Tests
 // drive the time with testing/synctest: there is no clock to inject.
+//
+// # Timing
+//
+// A call is timed on the monotonic clock, from its permit's grant to its outcome. Reading the
+// clock is most of the cost of a successful call, so a breaker whose SlowCallDurationThreshold
+// is 1 s or more (the default is 60 s) reads it once per call, when the call ends: the call
+// starts from a reading the breaker already took (the start or end of another call) at most
+// 1 ms earlier. Such a start is never later than the call's true start, so:
+//
+//   - durations are never under-stated, and over-stated by at most about 1 ms: by the time
+//     since the breaker's latest call ended, plus up to 10 µs (an end replaces the shared
+//     reading once it is 10 µs old), when that is less. Metrics' TotalDuration,
+//     AverageDuration and SlowCallDuration add these durations up;
+//   - a call that took longer than the threshold is always slow, one that took at most the
+//     threshold less 1 ms never is, and one within that last millisecond may be judged slow:
+//     the threshold keeps a precision of 1 ms, at most 0.1 % of it (0.0017 % of the 60 s
+//     default).
+//
+// The reading is retired by a timer 1 ms after it is taken (a late timer, on a machine whose
+// runtime cannot run it in time, makes the bound that much wider), and the timer is only armed
+// again by the next call: no goroutine runs in the background, and an idle breaker does
+// nothing. A threshold below 1 s is judged exactly, with two readings per call. While the
+// breaker has an event consumer (Subscribe, Events, EventSeq, Config.Logger, or an exporter
+// such as leveeprom or leveeotel), every call is timed with two readings, so that the
+// durations events carry are exact. A breaker created in a testing/synctest bubble always
+// reads both ends, so tests on the fake clock see exact durations. Durations given to
+// OnSuccessWithDuration, OnErrorWithDuration and OnResultWithDuration are used as given.
 //
 // # Logging
 //

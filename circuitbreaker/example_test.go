@@ -176,3 +176,28 @@ func ExampleOpenFor() {
 	// 429 OPEN
 	// circuitbreaker: CircuitBreaker 'search' is OPEN and does not permit further calls
 }
+
+// An integration that already times its calls (here a client reporting the server's own
+// latency) reports that duration on the permit instead of the permit's own timing; it decides
+// the slow-call rate.
+func ExamplePermit_OnSuccessWithDuration() {
+	breaker, _ := circuitbreaker.New("search", circuitbreaker.Config{
+		SlidingWindowSize:         2,
+		SlowCallDurationThreshold: 500 * time.Millisecond,
+		SlowCallRateThreshold:     50,
+	})
+	for _, took := range []time.Duration{120 * time.Millisecond, 900 * time.Millisecond} {
+		permit, err := breaker.Acquire()
+		if err != nil {
+			fmt.Println(err)
+			continue
+		}
+		permit.OnSuccessWithDuration(took)
+	}
+	m := breaker.Metrics()
+	fmt.Println("slow calls:", m.NumberOfSlowCalls, "of", m.NumberOfBufferedCalls, "- total", m.TotalDuration)
+	fmt.Println("state:", breaker.State())
+	// Output:
+	// slow calls: 1 of 2 - total 1.02s
+	// state: OPEN
+}

@@ -27,8 +27,12 @@ type Metrics struct {
 	NumberOfSlowSuccessfulCalls int // slow calls that succeeded
 	NumberOfSlowFailedCalls     int // slow calls that failed
 	// TotalDuration is the sum of the durations of the calls in the window (each measured by
-	// its Permit from Acquire to its outcome), as Resilience4j's Snapshot.getTotalDuration, in
-	// nanoseconds rather than truncated to milliseconds.
+	// its Permit from Acquire to its outcome, or given to a WithDuration method), as
+	// Resilience4j's Snapshot.getTotalDuration, in nanoseconds rather than truncated to
+	// milliseconds. With a SlowCallDurationThreshold of 1 s or more and no event consumer, a
+	// call's start may be a reading up to about a millisecond older than the call (see the
+	// package comment's "Timing"): each duration is then never shorter than the call and at
+	// most that much longer (a few microseconds under steady load).
 	TotalDuration time.Duration
 	// AverageDuration is TotalDuration / NumberOfBufferedCalls, as Resilience4j's
 	// Snapshot.getAverageDuration; 0 when the window is empty.

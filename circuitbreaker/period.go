@@ -11,6 +11,7 @@ import (
 // already opened" are identities that compare-and-swap can test.
 type circuitState struct {
 	kind     State
+	coarse   bool          // calls may start from the shared reading (see clock.go)
 	seq      uint64        // the number of the transition that installed it (New's: 0)
 	set      *settings     // the config this period was built with, for its whole life
 	attempts int           // openings since the last CLOSED; drives WaitIntervalFunctionInOpenState
@@ -156,12 +157,12 @@ func (cb *CircuitBreaker) closedMetrics(c *Config) *stateMetrics {
 
 func (cb *CircuitBreaker) newClosed() *circuitState {
 	set := cb.settings.Load()
-	return &circuitState{kind: Closed, set: set, metrics: cb.closedMetrics(&set.cfg)}
+	return &circuitState{kind: Closed, set: set, metrics: cb.closedMetrics(&set.cfg), coarse: cb.coarse(set)}
 }
 
 func (cb *CircuitBreaker) newMetricsOnly() *circuitState {
 	set := cb.settings.Load()
-	return &circuitState{kind: MetricsOnly, set: set, metrics: cb.closedMetrics(&set.cfg)}
+	return &circuitState{kind: MetricsOnly, set: set, metrics: cb.closedMetrics(&set.cfg), coarse: cb.coarse(set)}
 }
 
 // openClockMargin is the last part of an OPEN wait during which refusals read the clock. A
@@ -190,7 +191,7 @@ func (cb *CircuitBreaker) newOpenAfter(cur *circuitState) *circuitState {
 func (cb *CircuitBreaker) newHalfOpen(attempts int) *circuitState {
 	set := cb.settings.Load()
 	n := set.cfg.PermittedNumberOfCallsInHalfOpenState
-	s := &circuitState{kind: HalfOpen, set: set, attempts: attempts,
+	s := &circuitState{kind: HalfOpen, set: set, attempts: attempts, coarse: cb.coarse(set),
 		metrics: &stateMetrics{win: newCountWindow(n), minCalls: min(set.cfg.MinimumNumberOfCalls, n)},
 		slots:   make([]atomic.Uint64, n)}
 	s.permits.Store(int64(n))
@@ -198,7 +199,14 @@ func (cb *CircuitBreaker) newHalfOpen(attempts int) *circuitState {
 }
 
 func (cb *CircuitBreaker) newDisabled() *circuitState {
-	return &circuitState{kind: Disabled, set: cb.settings.Load(), metrics: &stateMetrics{win: emptyWindow{}}}
+	set := cb.settings.Load()
+	return &circuitState{kind: Disabled, set: set, metrics: &stateMetrics{win: emptyWindow{}}, coarse: cb.coarse(set)}
+}
+
+// coarse reports whether the calls of a period built with set may start from the shared
+// reading (see clock.go).
+func (cb *CircuitBreaker) coarse(set *settings) bool {
+	return cb.calls.coarse(set.cfg.SlowCallDurationThreshold)
 }
 
 func (cb *CircuitBreaker) newForcedOpen(attempts int) *circuitState {

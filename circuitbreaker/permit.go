@@ -4,9 +4,11 @@ import "time"
 
 // Permit is one permission granted by Acquire: a small value (pass and copy it freely; it
 // allocates nothing) that carries the breaker, the period that granted it and the monotonic
-// instant it was granted. Report the call on it exactly once, as Resilience4j's onSuccess,
+// instant it was granted (read then, or, with a SlowCallDurationThreshold of 1 s or more, a
+// reading the breaker took at most about 1 ms before: see the package comment's "Timing"). Report the call on it exactly once, as Resilience4j's onSuccess,
 // onError, onResult or releasePermission: the elapsed time is measured from the grant, so no
-// caller times its call.
+// caller times its call. A caller that already timed it reports its own duration instead with
+// OnSuccessWithDuration, OnErrorWithDuration or OnResultWithDuration.
 //
 // A period is one stay in one state: every transition (even into the same state, as
 // TransitionToClosedState from CLOSED) and Reset start a new one, so a breaker that went
@@ -55,7 +57,7 @@ type Permit struct {
 // consulted: there is no result to show it.
 func (p Permit) OnSuccess() {
 	if p.cb != nil && p.finish() {
-		end := p.cb.now()
+		end := p.cb.end(p.st)
 		p.cb.succeeded(p.st, end-p.start, end)
 	}
 }
@@ -81,7 +83,7 @@ func (p Permit) OnSuccess() {
 // (nil, err). OnError cannot tell the caller's own cancellation: Release such calls instead.
 func (p Permit) OnError(err error) {
 	if p.cb != nil {
-		end := p.cb.now()
+		end := p.cb.end(p.st)
 		p.cb.failed(p, end-p.start, end, nil, err)
 	}
 }
@@ -96,14 +98,62 @@ func (p Permit) OnResult(result any, err error) {
 	if p.cb == nil {
 		return
 	}
-	end := p.cb.now()
-	d := end - p.start
+	end := p.cb.end(p.st)
+	p.onResult(end-p.start, end, result, err)
+}
+
+// onResult reports a call that took d, ended at end (time since the epoch) and returned
+// result and err.
+func (p Permit) onResult(d, end time.Duration, result any, err error) {
 	if err != nil {
 		p.cb.failed(p, d, end, result, err)
 		return
 	}
 	if p.finish() {
 		p.cb.transitionOnResult(p, p.cb.returned(p.st, d, end, result), result, nil)
+	}
+}
+
+// OnSuccessWithDuration is OnSuccess for a call the caller timed itself, as Resilience4j's
+// onSuccess(duration, durationUnit): d, not the time since the grant, is the call's duration
+// that decides whether it was slow (longer than SlowCallDurationThreshold), that the window's
+// durations add up and that the SUCCESS event carries. Everything else is as OnSuccess: the
+// outcome goes to the period that granted the permit, a late one is published and recorded
+// nowhere, and a time-based window files it under the second in which it is reported. Use it
+// when an integration already measures its calls (a client's own latency histogram, say);
+// OnSuccess, which measures from the grant on the monotonic clock, stays the default.
+//
+// A negative d (a duration computed from wall-clock instants across a clock step, for
+// instance) is recorded as 0: the call happened and took no measurable time. Reporting on a
+// permit that was already completed is the mistake described on Permit, handled the same way
+// (a HALF_OPEN probe records nothing the second time). It allocates nothing and reads the
+// monotonic clock once, for the second a time-based window files the outcome under.
+func (p Permit) OnSuccessWithDuration(d time.Duration) {
+	if p.cb != nil && p.finish() {
+		p.cb.succeeded(p.st, max(d, 0), p.cb.end(p.st))
+	}
+}
+
+// OnErrorWithDuration is OnError for a call the caller timed itself, as Resilience4j's
+// onError(duration, durationUnit, throwable): err is classified exactly as by OnError, and d
+// is the duration that decides whether a recorded call was slow, that the window adds up and
+// that the ERROR, SUCCESS or IGNORED_ERROR event carries. A negative d is recorded as 0, and a
+// permit already completed is handled as on Permit, as for OnSuccessWithDuration.
+func (p Permit) OnErrorWithDuration(d time.Duration, err error) {
+	if p.cb != nil {
+		p.cb.failed(p, max(d, 0), p.cb.end(p.st), nil, err)
+	}
+}
+
+// OnResultWithDuration is OnResult for a call the caller timed itself, as Resilience4j's
+// onResult(duration, durationUnit, result) with Go's error argument: result and err are
+// handled exactly as by OnResult (RecordResultPredicate, then TransitionOnResult), and d is
+// the call's duration for the slow-call judgement, the window's durations and the event. A
+// negative d is recorded as 0, and a permit already completed is handled as on Permit, as for
+// OnSuccessWithDuration.
+func (p Permit) OnResultWithDuration(d time.Duration, result any, err error) {
+	if p.cb != nil {
+		p.onResult(max(d, 0), p.cb.end(p.st), result, err)
 	}
 }
 
