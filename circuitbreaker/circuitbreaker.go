@@ -172,7 +172,7 @@ func (cb *CircuitBreaker) setLoggerLocked(logger *slog.Logger) {
 		cb.unlog()
 	}
 	cb.logger = logger
-	cb.unlog = logging.Subscribe(&cb.events, logger, logging.CircuitBreaker, cb.name, logRecord)
+	cb.unlog = logging.Subscribe(&cb.events, logger, logging.CircuitBreaker, cb.name, cb.logRecord)
 }
 
 type prefixedError struct{ err error }
