@@ -281,12 +281,18 @@ type timeLimiterEvent struct {
 
 // serveEvents answers GET /{path}, /{path}/{name} and /{path}/{name}/{eventType}: the events
 // kept of every instance, of one, or of one of one type, sorted by creation time (events of
-// the same instant keep the order of instance names, then of publication).
+// the same instant keep the order of instance names, then of publication). Each instance keeps
+// the last events of each type apart (see eventStore): /{path}/{name}/{eventType} shows up to
+// the buffer size of that type whatever the other types published since; without a type, an
+// instance shows its last buffer-size events of all types, as Resilience4j's single ring.
+// An unknown event type is 400 Bad Request.
 func (h *Handler) serveEvents(k eventKind) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		name, typ := r.PathValue("name"), strings.ToUpper(r.PathValue("eventType"))
 		if typ != "" && !slices.Contains(k.types, typ) {
-			writeError(w, r, http.StatusNotFound, fmt.Sprintf("leveestatus: no %s event type %q; the types are %s",
+			// Spring answers a path variable it cannot convert (here to the event type enum) with
+			// 400 Bad Request, as DefaultHandlerExceptionResolver does for a type mismatch.
+			writeError(w, r, http.StatusBadRequest, fmt.Sprintf("leveestatus: no %s event type %q; the types are %s",
 				k.patterns[0], r.PathValue("eventType"), strings.Join(k.types, ", ")))
 			return
 		}
@@ -299,7 +305,7 @@ func (h *Handler) serveEvents(k eventKind) http.HandlerFunc {
 				}
 				found = true
 				if w := h.watchOf(p, inst.name, inst.v); w != nil {
-					recs = append(recs, w.events.records()...)
+					recs = append(recs, w.events.records(typ)...)
 				}
 			}
 		}

@@ -85,8 +85,8 @@ func TestCircuitBreakerEvents(t *testing.T) {
 		assert.JSONEq(t, list(), get(t, s.h, "/circuitbreakerevents/payment/RESET"))
 
 		code, _, body := do(t, s.h, http.MethodGet, "/circuitbreakerevents/stock/BROKEN", "")
-		assert.Equal(t, http.StatusNotFound, code)
-		assert.JSONEq(t, `{"status":404,"error":"Not Found","path":"/circuitbreakerevents/stock/BROKEN",
+		assert.Equal(t, http.StatusBadRequest, code, "as Spring answers a path variable it cannot convert")
+		assert.JSONEq(t, `{"status":400,"error":"Bad Request","path":"/circuitbreakerevents/stock/BROKEN",
 			"message":"leveestatus: no circuitbreaker event type \"BROKEN\"; the types are SUCCESS, ERROR, IGNORED_ERROR, NOT_PERMITTED, STATE_TRANSITION, RESET, FAILURE_RATE_EXCEEDED, SLOW_CALL_RATE_EXCEEDED"}`, body)
 		code, _, body = do(t, s.h, http.MethodGet, "/circuitbreakerevents/nope", "")
 		assert.Equal(t, http.StatusNotFound, code)
@@ -116,7 +116,7 @@ func TestRetries(t *testing.T) {
 		code, _, _ := do(t, s.h, http.MethodGet, "/retryevents/stock", "")
 		assert.Equal(t, http.StatusNotFound, code)
 		code, _, _ = do(t, s.h, http.MethodGet, "/retryevents/payment/NOT_PERMITTED", "")
-		assert.Equal(t, http.StatusNotFound, code)
+		assert.Equal(t, http.StatusBadRequest, code)
 	})
 }
 
