@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"slices"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -103,4 +104,62 @@ func TestEachTypeKeepsItsBufferSize(t *testing.T) {
 		assert.Equal(t, repeat("SUCCESS", 3), types(t, get(t, h, "/circuitbreakerevents/payment/SUCCESS")))
 		assert.Equal(t, []string{"SUCCESS", "ERROR", "SUCCESS"}, types(t, get(t, h, "/circuitbreakerevents/payment")))
 	})
+}
+
+// An instance's own buffer size, as its eventConsumerBufferSize, sizes what is kept of it;
+// the others keep EventConsumerBufferSize.
+func TestInstanceEventConsumerBufferSize(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		reg := registry.New()
+		for _, name := range []string{"payment", "stock"} {
+			b, err := circuitbreaker.New(name, circuitbreaker.Config{SlidingWindowSize: 100, MinimumNumberOfCalls: 100})
+			require.NoError(t, err)
+			require.NoError(t, reg.AddCircuitBreaker(b))
+		}
+		h, err := leveestatus.NewHandler(reg, leveestatus.EventConsumerBufferSize(4),
+			leveestatus.InstanceEventConsumerBufferSize(registry.CircuitBreaker, "payment", 2))
+		require.NoError(t, err)
+		defer h.Close()
+		for _, b := range reg.CircuitBreakers() {
+			for range 6 {
+				_, _ = circuitbreaker.Execute(context.Background(), b, func(context.Context) (int, error) { return 1, nil })
+			}
+		}
+		assert.Equal(t, repeat("SUCCESS", 2), types(t, get(t, h, "/circuitbreakerevents/payment")))
+		assert.Equal(t, repeat("SUCCESS", 4), types(t, get(t, h, "/circuitbreakerevents/stock")))
+
+		_, err = leveestatus.NewHandler(reg, leveestatus.InstanceEventConsumerBufferSize(registry.Retry, "payment", 0))
+		assert.EqualError(t, err, `leveestatus: InstanceEventConsumerBufferSize of retry "payment" must be in [1, 65536], got 0`)
+	})
+}
+
+// With RegisterHealthIndicators, GET /health lists only the breakers registered, as
+// Resilience4j's registerHealthIndicator; with none registered, none.
+func TestRegisterHealthIndicators(t *testing.T) {
+	reg := registry.New()
+	for _, name := range []string{"payment", "stock"} {
+		b, err := circuitbreaker.New(name, circuitbreaker.Config{})
+		require.NoError(t, err)
+		require.NoError(t, reg.AddCircuitBreaker(b))
+	}
+	components := func(opts ...leveestatus.Option) []string {
+		h, err := leveestatus.NewHandler(reg, opts...)
+		require.NoError(t, err)
+		defer h.Close()
+		var out struct {
+			Status     string                     `json:"status"`
+			Components map[string]json.RawMessage `json:"components"`
+		}
+		require.NoError(t, json.Unmarshal([]byte(get(t, h, "/health")), &out))
+		assert.Equal(t, "UP", out.Status)
+		var names []string
+		for n := range out.Components {
+			names = append(names, n)
+		}
+		slices.Sort(names)
+		return names
+	}
+	assert.Equal(t, []string{"payment", "stock"}, components())
+	assert.Equal(t, []string{"stock"}, components(leveestatus.RegisterHealthIndicators("stock", "gone")))
+	assert.Empty(t, components(leveestatus.RegisterHealthIndicators()))
 }
