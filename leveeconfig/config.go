@@ -12,6 +12,7 @@ import (
 	"github.com/levee-go/levee/async"
 	"github.com/levee-go/levee/bulkhead"
 	"github.com/levee-go/levee/circuitbreaker"
+	"github.com/levee-go/levee/leveestatus"
 	"github.com/levee-go/levee/ratelimiter"
 	"github.com/levee-go/levee/registry"
 	"github.com/levee-go/levee/retry"
@@ -76,6 +77,7 @@ type Config struct {
 	Warnings []Warning
 
 	settings map[registry.Pattern]map[string]props // the instances' merged keys
+	status   []leveestatus.Option                  // from the instances' status keys
 	reload   *sync.Mutex
 }
 
@@ -142,6 +144,7 @@ func section[C any](ps *parser, p registry.Pattern, opts Options, c *Config, bui
 	}
 	for _, name := range slices.Sorted(maps.Keys(insts)) {
 		out.Instances[name] = one(sec.instances[name], insts[name])
+		c.status = append(c.status, statusOptions(&reader{ps: ps, p: insts[name]}, p, name)...)
 	}
 	c.settings[p] = insts
 	return out
@@ -166,6 +169,52 @@ func sortWarnings(ws []Warning) []Warning {
 		return cmp.Or(sourceCmp(a.Source, b.Source), cmp.Compare(a.Path, b.Path))
 	})
 	return slices.Compact(ws)
+}
+
+// statusOptions reads the keys of one instance that configure leveestatus rather than the
+// instance: eventConsumerBufferSize for every pattern, registerHealthIndicator and
+// allowHealthIndicatorToFail for a breaker.
+func statusOptions(r *reader, p registry.Pattern, name string) []leveestatus.Option {
+	var out []leveestatus.Option
+	if n, v := r.int("eventConsumerBufferSize", 1); v != nil {
+		if n > leveestatus.MaxEventConsumerBufferSize {
+			r.failf(v, "must be at least 1 and at most %d, got %d", leveestatus.MaxEventConsumerBufferSize, n)
+		} else {
+			out = append(out, leveestatus.InstanceEventConsumerBufferSize(p, name, n))
+		}
+	}
+	if p != registry.CircuitBreaker {
+		return out
+	}
+	out = append(out, leveestatus.RegisterHealthIndicators()) // none registered by default, as Resilience4j
+	if on, _ := r.bool("registerHealthIndicator"); on {
+		out = append(out, leveestatus.RegisterHealthIndicators(name))
+	}
+	if on, _ := r.bool("allowHealthIndicatorToFail"); on {
+		out = append(out, leveestatus.AllowHealthIndicatorToFail(name))
+	}
+	return out
+}
+
+// StatusOptions returns the leveestatus options the instances' keys ask for, to pass to
+// leveestatus.NewHandler beside the application's own:
+//
+//   - eventConsumerBufferSize of an instance (any pattern) sizes what the handler keeps of
+//     its events (leveestatus.InstanceEventConsumerBufferSize);
+//   - registerHealthIndicator: true makes a breaker a component of GET /health, and, as in
+//     Resilience4j, a breaker without it is none (leveestatus.RegisterHealthIndicators; a
+//     configuration with breakers and no registerHealthIndicator lists none of them);
+//   - allowHealthIndicatorToFail: true lets an OPEN breaker make the health DOWN
+//     (leveestatus.AllowHealthIndicatorToFail).
+//
+// A configuration without breakers leaves the health's components to leveestatus' default
+// (every breaker of the registry). The rate limiter's health keys are warned about and
+// ignored: leveestatus' health lists breakers only.
+func (c *Config) StatusOptions() []leveestatus.Option {
+	if c == nil {
+		return nil
+	}
+	return slices.Clone(c.status)
 }
 
 // Names returns the names of pattern p's instances (instances.NAME), sorted.

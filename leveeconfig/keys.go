@@ -33,8 +33,7 @@ type keySpec struct {
 }
 
 const (
-	whyHealth = "ignored: levee has no Spring health indicator (leveestatus reports every registered instance)"
-	whyBuffer = "ignored: levee's event streams take their buffer per subscription (Events(ctx, buffer))"
+	whyHealth = "ignored: leveestatus's health lists circuit breakers only"
 	whyStack  = "ignored: Go errors carry no stack trace"
 	whyEvents = "ignored: levee's events are always available to subscribers"
 	whyProps  = "ignored: Go passes values along in the call's context.Context"
@@ -43,10 +42,20 @@ const (
 
 // The keys several patterns share, each written once.
 var (
-	keyEventBuffer = keySpec{name: "eventConsumerBufferSize", kind: kInt, ignored: whyBuffer}
+	// keyEventBuffer sizes what leveestatus keeps of the instance's events (Config.StatusOptions).
+	keyEventBuffer = keySpec{name: "eventConsumerBufferSize", kind: kInt}
 	keyStackTrace  = keySpec{name: "writableStackTraceEnabled", kind: kBool, ignored: whyStack}
 	keyIgnore      = keySpec{name: "ignoreExceptions", kind: kList}
-	keyHealth      = []keySpec{
+	// keyClassBinding makes an unknown exception class a warning, skipped, instead of an error.
+	keyClassBinding = keySpec{name: "ignoreClassBindingExceptions", kind: kBool}
+	// keyBreakerHealth are the breaker's health keys, which Config.StatusOptions turns into
+	// leveestatus options; the rate limiter's are ignored, leveestatus' health having no
+	// rate limiters.
+	keyBreakerHealth = []keySpec{
+		{name: "registerHealthIndicator", kind: kBool},
+		{name: "allowHealthIndicatorToFail", kind: kBool},
+	}
+	keyHealth = []keySpec{
 		{name: "registerHealthIndicator", kind: kBool, ignored: whyHealth},
 		{name: "allowHealthIndicatorToFail", kind: kBool, ignored: whyHealth},
 	}
@@ -87,15 +96,16 @@ var specs = map[registry.Pattern][]keySpec{
 		{name: "maxWaitDurationInHalfOpenState", kind: kDuration, def: "0"},
 		{name: "automaticTransitionFromOpenToHalfOpenEnabled", kind: kBool, def: "false"},
 	}, backoffKeys("exponentialMaxWaitDurationInOpenState"),
-		[]keySpec{{name: "recordExceptions", kind: kList}, keyIgnore},
+		[]keySpec{{name: "recordExceptions", kind: kList}, keyIgnore, keyClassBinding},
 		javaFunctions("recordFailurePredicate", "ignoreExceptionPredicate", "recordResultPredicate"),
-		keyHealth, []keySpec{keyEventBuffer, keyStackTrace}),
+		keyBreakerHealth, []keySpec{keyEventBuffer, keyStackTrace}),
 	registry.Retry: slices.Concat([]keySpec{
 		{name: "maxAttempts", kind: kInt, def: "3"},
 		{name: "waitDuration", kind: kDuration, def: "500ms"},
 	}, backoffKeys("exponentialMaxWaitDuration"), []keySpec{
 		{name: "retryExceptions", kind: kList},
 		keyIgnore,
+		keyClassBinding,
 		{name: "failAfterMaxAttempts", kind: kBool, def: "false"},
 	}, javaFunctions("retryExceptionPredicate", "resultPredicate", "intervalBiFunction",
 		"consumeResultBeforeRetryAttempt"), []keySpec{keyEventBuffer}),

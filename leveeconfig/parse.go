@@ -21,7 +21,40 @@ type value struct {
 	scalar string
 	list   []string
 	src    Source
+	// items are where each entry of list was written, when it was written on a line of
+	// its own (a YAML sequence, an indexed key or variable); nil for a comma-separated value.
+	items []Source
+	// indexed says that the entries were written with their index (retryExceptions[0],
+	// ..._RETRYEXCEPTIONS_0), so that a path names the index as written.
+	indexed bool
 }
+
+// itemSrc is where entry i of the list was written: its own line, or the key's.
+func (v *value) itemSrc(i int) Source {
+	if i < len(v.items) {
+		return v.items[i]
+	}
+	return v.src
+}
+
+// itemPath names entry i of the list: key[i], or the key for a comma-separated value.
+func (v *value) itemPath(i int) string {
+	if i < len(v.items) {
+		return fmt.Sprintf("%s[%d]", strings.TrimSuffix(v.path, indexSuffix(v.path)), i)
+	}
+	return v.path
+}
+
+// indexSuffix returns the "[N]" a path ends with, or "".
+func indexSuffix(path string) string {
+	if m := indexedKey.FindStringSubmatch(path); m != nil {
+		return "[" + m[2] + "]"
+	}
+	return ""
+}
+
+// indexedKey is a key written with a list index, as Spring's indexed form: retryExceptions[0].
+var indexedKey = regexp.MustCompile(`^(.*)\[(\d+)\]$`)
 
 // text renders the value as Settings shows it.
 func (v *value) text() string {
@@ -470,6 +503,10 @@ func (ps *parser) key(pat registry.Pattern, e *entry, written, path string, src 
 		}
 	case n.Kind == yaml.ScalarNode:
 		v.scalar = n.Value
+		if strings.TrimSpace(n.Value) == "" && sp.kind != kList {
+			ps.fail(src, p, "empty value")
+			return
+		}
 	case n.Kind == yaml.SequenceNode && sp.kind == kList:
 		for _, item := range n.Content {
 			if item.Kind != yaml.ScalarNode {
@@ -477,6 +514,7 @@ func (ps *parser) key(pat registry.Pattern, e *entry, written, path string, src 
 				return
 			}
 			v.list = append(v.list, strings.TrimSpace(item.Value))
+			v.items = append(v.items, ps.at(item))
 		}
 	default:
 		ps.fail(src, p, "must be a single value, got %s", describe(n))
