@@ -4,13 +4,13 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"net"
-	"os"
-	"syscall"
 	"maps"
 	"math"
+	"net"
+	"os"
 	"slices"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/levee-go/levee"
@@ -60,7 +60,6 @@ var builtinErrors = map[string][]error{
 	"java.net.UnknownHostException":         {levee.ErrorType[*net.DNSError]()},
 	"java.io.IOException":                   {levee.ErrorType[net.Error](), io.ErrUnexpectedEOF},
 }
-
 
 // resolve merges each entry with its base configs, as Spring's baseConfig: the entry's own
 // keys over its base's, recursively; an instance without baseConfig inherits configs.default
