@@ -109,6 +109,7 @@ func Parse(file string, data []byte, opts Options) (*Config, error) {
 		environ = os.Environ()
 	}
 	ps.env(environ)
+	ps.finishIndexes()
 
 	c := &Config{File: file, settings: map[registry.Pattern]map[string]props{}, reload: &sync.Mutex{}}
 	c.CircuitBreakers = section(ps, registry.CircuitBreaker, opts, c, (*reader).circuitBreaker)

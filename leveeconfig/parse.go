@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -24,9 +26,16 @@ type value struct {
 	// items are where each entry of list was written, when it was written on a line of
 	// its own (a YAML sequence, an indexed key or variable); nil for a comma-separated value.
 	items []Source
-	// indexed says that the entries were written with their index (retryExceptions[0],
-	// ..._RETRYEXCEPTIONS_0), so that a path names the index as written.
-	indexed bool
+	// indexed holds the entries written with their index (retryExceptions[0] in a file,
+	// ..._RETRYEXCEPTIONS_0 in the environment) until finishIndexes makes list of them.
+	indexed map[int]indexedItem
+}
+
+// indexedItem is one entry of a list written by index.
+type indexedItem struct {
+	name string
+	src  Source
+	path string
 }
 
 // itemSrc is where entry i of the list was written: its own line, or the key's.
@@ -450,6 +459,86 @@ func orderKey(s sectionSpec) string {
 	return " and " + s.order
 }
 
+// indexedEntry stores key[index], an entry of a list key written by its index, as Spring's
+// indexed form. As in Spring, a list comes whole from one source: indexes in the
+// environment replace the file's list, and the file's indexes are not mixed with the key's
+// plain list.
+func (ps *parser) indexedEntry(pat registry.Pattern, e *entry, key, index, path string, src Source, n *yaml.Node) {
+	p := join(path, key+"["+index+"]")
+	sp, ok := spec(pat, norm(key))
+	if !ok {
+		known := []string{}
+		for _, sp := range specs[pat] {
+			if sp.kind == kList {
+				known = append(known, sp.name)
+			}
+		}
+		ps.fail(src, p, "unknown list key of %s%s", pat, didYouMean(key, known))
+		return
+	}
+	if sp.kind != kList {
+		ps.fail(src, p, "%s is not a list: an index applies to a list key only", sp.name)
+		return
+	}
+	if src.Env != "" {
+		p = join(path, sp.name+"["+index+"]")
+	}
+	i, err := strconv.Atoi(index)
+	if err != nil || i > 1<<16 {
+		ps.fail(src, p, "index %s is out of range", index)
+		return
+	}
+	if n.Kind != yaml.ScalarNode || n.Tag == "!!null" || strings.TrimSpace(n.Value) == "" {
+		ps.fail(src, p, "a list entry must be one name, got %s", describe(n))
+		return
+	}
+	v := e.props[sp.name]
+	switch {
+	case v == nil, v.src.Env == "" && src.Env != "":
+		// new, or the environment replacing the file's list whole
+		v = &value{path: join(path, sp.name), spec: sp, src: src, indexed: map[int]indexedItem{}}
+		e.props[sp.name] = v
+	case v.indexed == nil:
+		ps.fail(src, p, "conflicts with %s (%s): write the list either whole or by index", v.path, v.src)
+		return
+	}
+	if old, dup := v.indexed[i]; dup {
+		ps.fail(src, p, "set twice (first at %s)", old.src)
+		return
+	}
+	v.indexed[i] = indexedItem{name: strings.TrimSpace(n.Value), src: src, path: p}
+	if sourceCmp(src, v.src) < 0 {
+		v.src = src
+	}
+}
+
+// finishIndexes turns the lists written by index into lists, refusing a gap: Spring binds
+// key[0], key[1], ... while they follow each other, and refuses an index left unbound.
+func (ps *parser) finishIndexes() {
+	for _, sec := range ps.sections {
+		for _, group := range []map[string]*entry{sec.configs, sec.instances} {
+			for _, e := range group {
+				for _, v := range e.props {
+					if v.indexed == nil {
+						continue
+					}
+					idx := slices.Sorted(maps.Keys(v.indexed))
+					for want, i := range idx {
+						if i != want {
+							it := v.indexed[i]
+							ps.fail(it.src, it.path, "index %d without index %d: a list's indexes run from 0 without a gap, as Spring binds them", i, want)
+							break
+						}
+						v.list = append(v.list, v.indexed[i].name)
+						v.items = append(v.items, v.indexed[i].src)
+					}
+					v.src = v.indexed[idx[0]].src
+				}
+			}
+		}
+	}
+}
+
 // entry reads configs.NAME or instances.NAME.
 func (ps *parser) entry(sec *rawSection, into map[string]*entry, k, n *yaml.Node, path string) {
 	name := k.Value
@@ -471,6 +560,10 @@ func (ps *parser) entry(sec *rawSection, into map[string]*entry, k, n *yaml.Node
 // key stores one instance key, from a node of the file or (node nil) from a variable's text.
 func (ps *parser) key(pat registry.Pattern, e *entry, written, path string, src Source, n *yaml.Node) {
 	p := join(path, written)
+	if m := indexedKey.FindStringSubmatch(written); m != nil {
+		ps.indexedEntry(pat, e, m[1], m[2], path, src, n)
+		return
+	}
 	f := norm(written)
 	var sp keySpec
 	if f == "baseconfig" {
