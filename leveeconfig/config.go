@@ -4,9 +4,12 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"io/fs"
 	"maps"
 	"os"
+	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 
 	"github.com/levee-go/levee/async"
@@ -37,6 +40,41 @@ type Options struct {
 	// Environ is the environment whose RESILIENCE4J_* variables override the file, as
 	// "NAME=value" strings; nil means os.Environ(), and an empty non-nil slice none.
 	Environ []string
+	// Profiles are the active Spring profiles, in order. nil means Environ's
+	// SPRING_PROFILES_ACTIVE, read as Spring does (comma-separated, spaces trimmed); with
+	// neither, the one profile "default", as Spring's spring.profiles.default. A document of
+	// the file with spring.config.activate.on-profile applies when one of its profiles is
+	// active, and Load reads application-{profile}.yml beside the file for each (see Load).
+	Profiles []string
+}
+
+// activeProfiles returns the profiles of opts, as Options.Profiles says.
+func activeProfiles(opts Options, environ []string) []string {
+	if opts.Profiles != nil {
+		return opts.Profiles
+	}
+	var out []string
+	for _, kv := range environ {
+		if v, ok := strings.CutPrefix(kv, "SPRING_PROFILES_ACTIVE="); ok {
+			out = nil
+			for p := range strings.SplitSeq(v, ",") {
+				if p = strings.TrimSpace(p); p != "" {
+					out = append(out, p)
+				}
+			}
+		}
+	}
+	if len(out) == 0 {
+		return []string{"default"}
+	}
+	return out
+}
+
+// profileFile is the name of the profile-specific file of path: application.yml and prod
+// give application-prod.yml, in the same directory.
+func profileFile(path, profile string) string {
+	ext := filepath.Ext(path)
+	return strings.TrimSuffix(path, ext) + "-" + profile + ext
 }
 
 // Section is one pattern's part of a loaded configuration, each config resolved: its own keys
@@ -81,17 +119,44 @@ type Config struct {
 	reload   *sync.Mutex
 }
 
-// Load reads the YAML or JSON file at path (JSON is read as the YAML it is) and the
-// environment's overrides, as Parse.
+// Load reads the YAML or JSON file at path (JSON is read as the YAML it is), then, for each
+// active profile in order (Options.Profiles), the profile-specific file beside it if there is
+// one (application-prod.yml for application.yml and prod), then the environment's overrides,
+// each over the ones before, as Spring Boot's order: the file's documents in order, the
+// profile-specific files after them (the last profile's winning), the environment last. A
+// missing profile-specific file is no error, as in Spring.
 func Load(path string, opts Options) (*Config, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("leveeconfig: %w", err)
 	}
-	return Parse(path, data, opts)
+	files := []file{{name: path, data: data}}
+	environ := opts.Environ
+	if environ == nil {
+		environ = os.Environ()
+	}
+	for _, p := range activeProfiles(opts, environ) {
+		name := profileFile(path, p)
+		data, err := os.ReadFile(name)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return nil, fmt.Errorf("leveeconfig: %w", err)
+		}
+		files = append(files, file{name: name, data: data, profile: true})
+	}
+	return parseFiles(files, opts)
 }
 
-// Parse reads data, a YAML or JSON document named file (the name appears in errors), with
+// file is one file to read, in order.
+type file struct {
+	name    string
+	data    []byte
+	profile bool // application-{profile}.yml
+}
+
+// Parse reads data, YAML or JSON documents named name (the name appears in errors), with
 // Resilience4j's Spring Boot keys under resilience4j: circuitbreaker, retry, bulkhead,
 // thread-pool-bulkhead (async.WorkerPool), ratelimiter and timelimiter, each with configs,
 // instances, tags and its aspect-order key; other top-level keys are not read. Then it applies
@@ -101,17 +166,30 @@ func Load(path string, opts Options) (*Config, error) {
 // documentation). Every unknown key, unknown exception class and bad value is an *Error naming
 // the file (or variable), the line and the key's path; Parse returns all of them joined with
 // errors.Join, and no Config.
-func Parse(file string, data []byte, opts Options) (*Config, error) {
-	ps := newParser(file)
-	ps.parse(data)
+func Parse(name string, data []byte, opts Options) (*Config, error) {
+	return parseFiles([]file{{name: name, data: data}}, opts)
+}
+
+// parseFiles reads files in order, each over the ones before, then the environment.
+func parseFiles(files []file, opts Options) (*Config, error) {
 	environ := opts.Environ
 	if environ == nil {
 		environ = os.Environ()
 	}
+	ps := newParser(files[0].name)
+	ps.profiles = activeProfiles(opts, environ)
+	for _, f := range files {
+		ps.file, ps.profileFile = f.name, f.profile
+		ps.parse(f.data)
+	}
+	ps.file, ps.profileFile = files[0].name, false
+	if !ps.sawSection && len(ps.errs) == 0 {
+		ps.noSection()
+	}
 	ps.env(environ)
 	ps.finishIndexes()
 
-	c := &Config{File: file, settings: map[registry.Pattern]map[string]props{}, reload: &sync.Mutex{}}
+	c := &Config{File: files[0].name, settings: map[registry.Pattern]map[string]props{}, reload: &sync.Mutex{}}
 	c.CircuitBreakers = section(ps, registry.CircuitBreaker, opts, c, (*reader).circuitBreaker)
 	c.Retries = section(ps, registry.Retry, opts, c, (*reader).retry)
 	c.Bulkheads = section(ps, registry.Bulkhead, opts, c, (*reader).bulkhead)

@@ -96,10 +96,14 @@ type rawSection struct {
 
 // parser turns a file and the environment into rawSections, collecting every error.
 type parser struct {
-	file     string
-	sections map[registry.Pattern]*rawSection
-	errs     []error
-	warns    []Warning
+	file string
+	// profiles are the active profiles; profileFile says that file is application-{p}.yml.
+	profiles    []string
+	profileFile bool
+	sawSection  bool // a document read had a resilience4j key
+	sections    map[registry.Pattern]*rawSection
+	errs        []error
+	warns       []Warning
 }
 
 func newParser(file string) *parser {
@@ -179,36 +183,37 @@ func join(path, key string) string {
 // yamlLine finds the line in the parser's errors: "line 3: mapping values are not allowed".
 var yamlLine = regexp.MustCompile(`^line (\d+): (.*)$`)
 
-// parse reads data: the document's resilience4j key; every other top-level key belongs to
-// someone else and is left alone.
+// parse reads data, one file of one or more YAML documents: the resilience4j key of each
+// document that applies to the active profiles (see activeDoc), in the file's order, a later
+// document's keys over an earlier one's, as Spring loads a multi-document file. Every other
+// top-level key belongs to someone else and is left alone.
 func (ps *parser) parse(data []byte) {
 	dec := yaml.NewDecoder(bytes.NewReader(data))
-	var doc yaml.Node
-	if err := dec.Decode(&doc); err != nil {
-		if errors.Is(err, io.EOF) {
-			ps.noSection()
+	for {
+		var doc yaml.Node
+		if err := dec.Decode(&doc); err != nil {
+			if errors.Is(err, io.EOF) {
+				return
+			}
+			msg, line := strings.TrimPrefix(err.Error(), "yaml: "), 0
+			if m := yamlLine.FindStringSubmatch(msg); m != nil {
+				line, _ = strconv.Atoi(m[1])
+				msg = m[2]
+			}
+			ps.fail(Source{File: ps.file, Line: line}, "", "%s", msg)
 			return
 		}
-		msg, line := strings.TrimPrefix(err.Error(), "yaml: "), 0
-		if m := yamlLine.FindStringSubmatch(msg); m != nil {
-			line, _ = strconv.Atoi(m[1])
-			msg = m[2]
-		}
-		ps.fail(Source{File: ps.file, Line: line}, "", "%s", msg)
-		return
+		ps.document(&doc)
 	}
-	var more yaml.Node
-	if err := dec.Decode(&more); err == nil {
-		ps.fail(ps.at(&more), "", "a second YAML document: Spring profiles are not supported, give one file per environment")
-		return
-	}
+}
+
+// document reads one YAML document of the file.
+func (ps *parser) document(doc *yaml.Node) {
 	if len(doc.Content) == 0 {
-		ps.noSection()
 		return
 	}
 	root := doc.Content[0]
 	if root.Kind == yaml.ScalarNode && root.Tag == "!!null" {
-		ps.noSection()
 		return
 	}
 	if root.Kind == yaml.AliasNode {
@@ -216,6 +221,9 @@ func (ps *parser) parse(data []byte) {
 	}
 	if root.Kind != yaml.MappingNode {
 		ps.fail(ps.at(root), "", "must be a mapping of keys, got %s", describe(root))
+		return
+	}
+	if !ps.activeDoc(root) {
 		return
 	}
 	// Only the keys of resilience4j are read, whether written nested or dotted
@@ -228,12 +236,90 @@ func (ps *parser) parse(data []byte) {
 		}
 	}
 	if len(ours.Content) == 0 {
-		ps.noSection()
 		return
 	}
+	ps.sawSection = true
 	for _, kv := range ps.pairs(ps.expand(ours, "", 0), "") {
 		ps.resilience4j(kv[1], kv[0].Value)
 	}
+}
+
+// activeDoc reports whether a document applies to the active profiles: a document without
+// spring.config.activate.on-profile always does; one with it when one of the profiles it
+// names is active ("prod", "prod, eu" or a list), or, for "!prod", when prod is not, as
+// Spring's profile expressions. Spring's & and | operators are refused with an error, as is a
+// profile document in a profile-specific file (Spring refuses that too).
+func (ps *parser) activeDoc(root *yaml.Node) bool {
+	n, at := findPath(root, "spring", "config", "activate", "on-profile")
+	if n == nil {
+		return true
+	}
+	path := "spring.config.activate.on-profile"
+	if ps.profileFile {
+		ps.fail(ps.at(at), path, "not allowed in a profile-specific file (%s), as in Spring", ps.file)
+		return false
+	}
+	var exprs []string
+	switch n.Kind {
+	case yaml.ScalarNode:
+		exprs = strings.Split(n.Value, ",")
+	case yaml.SequenceNode:
+		for _, item := range n.Content {
+			exprs = append(exprs, item.Value)
+		}
+	}
+	for _, e := range exprs {
+		e = strings.TrimSpace(e)
+		switch {
+		case e == "":
+			continue
+		case strings.ContainsAny(e, "&|()"):
+			ps.fail(ps.at(n), path, "profile expression %q: levee reads profile names, lists of them and !name", e)
+			return false
+		case strings.HasPrefix(e, "!"):
+			if !slices.Contains(ps.profiles, strings.TrimSpace(e[1:])) {
+				return true
+			}
+		case slices.Contains(ps.profiles, e):
+			return true
+		}
+	}
+	return false
+}
+
+// findPath finds the value under the keys of path in mapping n, written nested, dotted or
+// mixed (spring.config: {activate.on-profile: x}); it returns the value and its key node.
+func findPath(n *yaml.Node, path ...string) (*yaml.Node, *yaml.Node) {
+	if n.Kind == yaml.AliasNode {
+		n = n.Alias
+	}
+	if n.Kind != yaml.MappingNode {
+		return nil, nil
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], n.Content[i+1]
+		segs := strings.Split(k.Value, ".")
+		if len(segs) > len(path) {
+			continue
+		}
+		match := true
+		for j, seg := range segs {
+			if norm(seg) != norm(path[j]) {
+				match = false
+				break
+			}
+		}
+		if !match {
+			continue
+		}
+		if len(segs) == len(path) {
+			return v, k
+		}
+		if found, key := findPath(v, path[len(segs):]...); found != nil {
+			return found, key
+		}
+	}
+	return nil, nil
 }
 
 // noSection warns of a file without a resilience4j key, which is valid YAML but configures
@@ -547,8 +633,12 @@ func (ps *parser) entry(sec *rawSection, into map[string]*entry, k, n *yaml.Node
 		ps.fail(ps.at(k), p, "an empty name")
 		return
 	}
-	e := &entry{name: name, path: p, src: ps.at(k), props: props{}}
-	into[name] = e
+	// An entry of an earlier document (a profile's) is merged into: its keys over the earlier's.
+	e := into[name]
+	if e == nil {
+		e = &entry{name: name, path: p, src: ps.at(k), props: props{}}
+		into[name] = e
+	}
 	if n.Kind == yaml.ScalarNode && n.Tag == "!!null" {
 		return // "payment:" alone: an instance with the defaults
 	}
