@@ -96,6 +96,8 @@ type Section[C any] struct {
 type Config struct {
 	// File is the name the configuration was loaded from.
 	File string
+	// Profiles are the active Spring profiles it was loaded for (see Options.Profiles).
+	Profiles []string
 
 	// CircuitBreakers to TimeLimiters are the sections of each pattern: resilience4j.
 	// circuitbreaker, retry, bulkhead, thread-pool-bulkhead, ratelimiter and timelimiter.
@@ -189,7 +191,7 @@ func parseFiles(files []file, opts Options) (*Config, error) {
 	ps.env(environ)
 	ps.finishIndexes()
 
-	c := &Config{File: files[0].name, settings: map[registry.Pattern]map[string]props{}, reload: &sync.Mutex{}}
+	c := &Config{File: files[0].name, Profiles: slices.Clone(ps.profiles), settings: map[registry.Pattern]map[string]props{}, reload: &sync.Mutex{}}
 	c.CircuitBreakers = section(ps, registry.CircuitBreaker, opts, c, (*reader).circuitBreaker)
 	c.Retries = section(ps, registry.Retry, opts, c, (*reader).retry)
 	c.Bulkheads = section(ps, registry.Bulkhead, opts, c, (*reader).bulkhead)
