@@ -49,7 +49,7 @@ func TestEnvironmentOverridesTheFile(t *testing.T) {
 	}
 	assert.Equal(t, []string{
 		"env RESILIENCE4J_RATELIMITER_INSTANCES_PAYMENT_GATEWAY_REGISTERHEALTHINDICATOR: resilience4j.ratelimiter.instances.payment_gateway.registerHealthIndicator: ignored: leveestatus's health lists circuit breakers only",
-		"env RESILIENCE4J_RATELIMITER_RATELIMITERASPECTORDER: only rateLimiterAspectOrder of the 5 aspect orders set; the others keep Spring's defaults (Integer.MAX_VALUE-4 to Integer.MAX_VALUE), so the order is RateLimiter(Retry(CircuitBreaker(TimeLimiter(Bulkhead(call)))))",
+		"env RESILIENCE4J_RATELIMITER_RATELIMITERASPECTORDER: only rateLimiterAspectOrder of the 5 aspect orders set; the others keep Spring's defaults (circuitBreakerAspectOrder: 2147483644 (Integer.MAX_VALUE-3), retryAspectOrder: 2147483643 (Integer.MAX_VALUE-4), bulkheadAspectOrder: 2147483647 (Integer.MAX_VALUE), timeLimiterAspectOrder: 2147483646 (Integer.MAX_VALUE-1)), so the order is RateLimiter(Retry(CircuitBreaker(TimeLimiter(Bulkhead(call)))))",
 	}, ws)
 }
 
