@@ -264,7 +264,7 @@ func (r *reader) interval(initial time.Duration, initialKey, maxKey string) (fn 
 		by string
 	}{{mv, exp, "enableExponentialBackoff"}, {xv, exp, "enableExponentialBackoff"}, {fv, rnd, "enableRandomizedWait"}} {
 		if unused.v != nil && !unused.on {
-			r.ps.warn(unused.v.src, unused.v.path, "ignored without %s: true, as in Resilience4j", unused.by)
+			r.ps.mistake(unused.v.src, unused.v.path, "ignored without %s: true, as in Resilience4j", unused.by)
 		}
 	}
 	if !exp && !rnd {

@@ -226,6 +226,7 @@ func section[C any](ps *parser, p registry.Pattern, opts Options, c *Config, bui
 	for _, name := range slices.Sorted(maps.Keys(insts)) {
 		out.Instances[name] = one(sec.instances[name], insts[name])
 		c.status = append(c.status, statusOptions(&reader{ps: ps, p: insts[name]}, p, name)...)
+		pitfalls(ps, p, insts[name])
 	}
 	c.settings[p] = insts
 	return out
@@ -250,6 +251,51 @@ func sortWarnings(ws []Warning) []Warning {
 		return cmp.Or(sourceCmp(a.Source, b.Source), cmp.Compare(a.Path, b.Path))
 	})
 	return slices.Compact(ws)
+}
+
+// pitfalls warns of the defaults that bite (the README's "Defaults that bite"), met by an
+// instance that sets one key of a pair and not the other:
+//
+//   - a rate limiter with limitForPeriod and no limitRefreshPeriod: Resilience4j's 500ns
+//     cycle (a likely mistake), and no timeoutDuration: a call waits up to 5s (a note);
+//   - a retry with maxAttempts above 1 and no waitDuration: 500ms between attempts (a note);
+//   - a TIME_BASED breaker without minimumNumberOfCalls: 100 calls in the window before any
+//     rate (a likely mistake); a COUNT_BASED one with a slidingWindowSize below 100 and no
+//     minimumNumberOfCalls: the minimum is the window's size (a note).
+func pitfalls(ps *parser, p registry.Pattern, pr props) {
+	switch p {
+	case registry.RateLimiter:
+		if v := pr["limitForPeriod"]; v != nil {
+			if pr["limitRefreshPeriod"] == nil {
+				ps.mistake(v.src, v.path, "limitRefreshPeriod is not set: Resilience4j's default cycle is 500ns, so %s calls "+
+					"are permitted every 500ns; set limitRefreshPeriod (e.g. 1s)", strings.TrimSpace(v.scalar))
+			}
+			if pr["timeoutDuration"] == nil {
+				ps.warn(v.src, v.path, "timeoutDuration is not set: a call waits up to Resilience4j's default 5s for a permission")
+			}
+		}
+	case registry.Retry:
+		if v := pr["maxAttempts"]; v != nil && pr["waitDuration"] == nil {
+			if n, err := parseInt(v.scalar); err == nil && n > 1 {
+				ps.warn(v.src, v.path, "waitDuration is not set: attempts are Resilience4j's default 500ms apart")
+			}
+		}
+	case registry.CircuitBreaker:
+		if pr["minimumNumberOfCalls"] != nil {
+			return
+		}
+		if v := pr["slidingWindowType"]; v != nil && strings.EqualFold(strings.TrimSpace(v.scalar), "TIME_BASED") {
+			ps.mistake(v.src, v.path, "minimumNumberOfCalls is not set: a TIME_BASED window needs Resilience4j's default "+
+				"100 calls within it before any failure rate; set minimumNumberOfCalls")
+			return
+		}
+		if v := pr["slidingWindowSize"]; v != nil {
+			if n, err := parseInt(v.scalar); err == nil && n < 100 {
+				ps.warn(v.src, v.path, "minimumNumberOfCalls is not set: Resilience4j's default 100 is capped to the window, "+
+					"so the failure rate needs %d calls", n)
+			}
+		}
+	}
 }
 
 // statusOptions reads the keys of one instance that configure leveestatus rather than the

@@ -45,11 +45,15 @@ func TestEnvironmentOverridesTheFile(t *testing.T) {
 
 	var ws []string
 	for _, w := range c.Warnings {
-		ws = append(ws, w.String())
+		ws = append(ws, w.Level.String()+": "+w.String())
 	}
 	assert.Equal(t, []string{
-		"env RESILIENCE4J_RATELIMITER_INSTANCES_PAYMENT_GATEWAY_REGISTERHEALTHINDICATOR: resilience4j.ratelimiter.instances.payment_gateway.registerHealthIndicator: ignored: leveestatus's health lists circuit breakers only",
-		"env RESILIENCE4J_RATELIMITER_RATELIMITERASPECTORDER: only rateLimiterAspectOrder of the 5 aspect orders set; the others keep Spring's defaults (circuitBreakerAspectOrder: 2147483644 (Integer.MAX_VALUE-3), retryAspectOrder: 2147483643 (Integer.MAX_VALUE-4), bulkheadAspectOrder: 2147483647 (Integer.MAX_VALUE), timeLimiterAspectOrder: 2147483646 (Integer.MAX_VALUE-1)), so the order is RateLimiter(Retry(CircuitBreaker(TimeLimiter(Bulkhead(call)))))",
+		"likely mistake: env RESILIENCE4J_RATELIMITER_INSTANCES_PAYMENT_GATEWAY_LIMITFORPERIOD: resilience4j.ratelimiter.instances.payment_gateway.limitForPeriod: " +
+			"limitRefreshPeriod is not set: Resilience4j's default cycle is 500ns, so 5 calls are permitted every 500ns; set limitRefreshPeriod (e.g. 1s)",
+		"note: env RESILIENCE4J_RATELIMITER_INSTANCES_PAYMENT_GATEWAY_LIMITFORPERIOD: resilience4j.ratelimiter.instances.payment_gateway.limitForPeriod: " +
+			"timeoutDuration is not set: a call waits up to Resilience4j's default 5s for a permission",
+		"note: env RESILIENCE4J_RATELIMITER_INSTANCES_PAYMENT_GATEWAY_REGISTERHEALTHINDICATOR: resilience4j.ratelimiter.instances.payment_gateway.registerHealthIndicator: ignored: leveestatus's health lists circuit breakers only",
+		"note: env RESILIENCE4J_RATELIMITER_RATELIMITERASPECTORDER: only rateLimiterAspectOrder of the 5 aspect orders set; the others keep Spring's defaults (circuitBreakerAspectOrder: 2147483644 (Integer.MAX_VALUE-3), retryAspectOrder: 2147483643 (Integer.MAX_VALUE-4), bulkheadAspectOrder: 2147483647 (Integer.MAX_VALUE), timeLimiterAspectOrder: 2147483646 (Integer.MAX_VALUE-1)), so the order is RateLimiter(Retry(CircuitBreaker(TimeLimiter(Bulkhead(call)))))",
 	}, ws)
 }
 

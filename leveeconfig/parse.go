@@ -127,6 +127,11 @@ func (ps *parser) warn(src Source, path, format string, args ...any) {
 	ps.warns = append(ps.warns, Warning{Source: src, Path: path, Msg: fmt.Sprintf(format, args...)})
 }
 
+// mistake records a warning of level LikelyMistake.
+func (ps *parser) mistake(src Source, path, format string, args ...any) {
+	ps.warns = append(ps.warns, Warning{Source: src, Path: path, Msg: fmt.Sprintf(format, args...), Level: LikelyMistake})
+}
+
 // pairs returns a mapping's keys and values, refusing a key given twice (in any of Spring's
 // spellings).
 func (ps *parser) pairs(n *yaml.Node, path string) [][2]*yaml.Node {
@@ -325,7 +330,7 @@ func findPath(n *yaml.Node, path ...string) (*yaml.Node, *yaml.Node) {
 // noSection warns of a file without a resilience4j key, which is valid YAML but configures
 // nothing: most likely the wrong file, or a section under a misspelt key.
 func (ps *parser) noSection() {
-	ps.warn(Source{File: ps.file}, "", "no resilience4j section: the file configures no instance")
+	ps.mistake(Source{File: ps.file}, "", "no resilience4j section: the file configures no instance")
 }
 
 // expand returns mapping n with its dotted keys expanded into nested mappings, as Spring's
