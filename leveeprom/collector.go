@@ -25,7 +25,9 @@
 //	                                                        last 2 minutes (Micrometer's decaying
 //	                                                        maximum: 3 buckets rotated every 40s)
 //	resilience4j_circuitbreaker_not_permitted_calls_total{kind="not_permitted"}
-//	                                                        counter of refused calls
+//	                                                        counter of refused calls: of NOT_PERMITTED
+//	                                                        events, cumulative, as Micrometer's (see
+//	                                                        "Refused calls" below)
 //	resilience4j_circuitbreaker_buffered_calls{kind}        gauge: successful, failed calls in the window
 //	resilience4j_circuitbreaker_slow_calls{kind}            gauge: slow successful, failed calls in the window
 //	resilience4j_circuitbreaker_failure_rate                gauge: percent, -1 below the minimum number of calls
@@ -47,6 +49,17 @@
 // 0–1 ratios, and two gauges of the thread-pool bulkhead end in _count, a suffix Prometheus
 // reserves for histograms and summaries (promlint reports them); the names are kept so that
 // existing dashboards work.
+//
+// # Refused calls
+//
+// Resilience4j counts a breaker's refused calls twice, with two meanings, and levee keeps
+// both: the actuator's notPermittedCalls (leveestatus' /circuitbreakers) is
+// circuitbreaker.Metrics.NumberOfNotPermittedCalls, the count of the current state, which
+// every transition but one into OPEN starts again from 0 and which counts FORCED_OPEN's
+// refusals; Micrometer's resilience4j_circuitbreaker_not_permitted_calls_total here counts
+// NOT_PERMITTED events, cumulative across transitions (use rate() on it), and not FORCED_OPEN's
+// refusals, a state that publishes no event. After 3 refusals in OPEN and a transition to
+// HALF_OPEN, the first is 0 and the second 3.
 //
 // # Cost
 //

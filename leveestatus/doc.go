@@ -38,17 +38,32 @@
 // Events have the fields of Resilience4j's event DTOs (circuitBreakerName, type,
 // creationTime, errorMessage, durationInMs, stateTransition; retryName, numberOfAttempts;
 // bulkheadName; rateLimiterName; timeLimiterName), creationTime in RFC 3339 (UTC), sorted by
-// creation time. The handler keeps the last EventConsumerBufferSize events of each instance
-// (100 by default), from its subscription on: it subscribes to every instance when created,
-// to the instances the registry adds later, and unsubscribes from those it removes. The event
-// type in a path is matched whatever its case.
+// creation time. The handler keeps the last EventConsumerBufferSize events of each event type
+// of each instance (100 by default; InstanceEventConsumerBufferSize for one instance, as its
+// eventConsumerBufferSize), from its subscription on, so that a storm of one type (NOT_PERMITTED
+// while a breaker is OPEN) cannot push out the last events of another (the ERRORs that opened
+// it): /{path}/{name}/{eventType} has up to the buffer size of that type, and the list of all
+// types an instance's last buffer-size events, which are Resilience4j's single ring's. It
+// subscribes to every instance when created, to the instances the registry adds later, and
+// unsubscribes from those it removes. The event type in a path is matched whatever its case.
 //
-// An unknown name or event type is answered 404 with a JSON body {"status", "error",
-// "message", "path"}; a method a path does not serve, 405 (by the mux, with an Allow header).
+// An unknown name is answered 404, and an unknown event type 400 as Spring answers a path
+// variable it cannot convert, each with a JSON body {"status", "error", "message", "path"}; a
+// method a path does not serve, 405 (by the mux, with an Allow header).
+//
+// # Refused calls
+//
+// notPermittedCalls is Resilience4j's actuator's: circuitbreaker.Metrics.NumberOfNotPermittedCalls,
+// the count of the current state, which every transition but one into OPEN starts again and
+// which counts FORCED_OPEN's refusals. leveeprom's resilience4j_circuitbreaker_not_permitted_calls_total
+// is Micrometer's: cumulative NOT_PERMITTED events, without FORCED_OPEN's (no event is
+// published there). After 3 refusals in OPEN and a transition to HALF_OPEN, notPermittedCalls
+// is 0 and the counter 3.
 //
 // # Health
 //
-// GET /health reports every breaker as Resilience4j's CircuitBreakersHealthIndicator: CLOSED
+// GET /health reports every breaker (with RegisterHealthIndicators, only those registered, as
+// Resilience4j's registerHealthIndicator) as Resilience4j's CircuitBreakersHealthIndicator: CLOSED
 // is UP, OPEN is CIRCUIT_OPEN, HALF_OPEN is CIRCUIT_HALF_OPEN, the other states UNKNOWN. The
 // overall status is UP, with 200, even while breakers are open: an open breaker protects the
 // service from one dependency's outage, and a health check failing for it would take every
