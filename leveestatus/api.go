@@ -24,10 +24,15 @@ func (h *Handler) routes() *http.ServeMux {
 	mux.HandleFunc("GET /circuitbreakers", h.serveCircuitBreakers)
 	mux.HandleFunc("GET /circuitbreakers/{name}", h.serveCircuitBreaker)
 	mux.HandleFunc("POST /circuitbreakers/{name}", h.updateCircuitBreaker)
-	mux.HandleFunc("GET /retries", h.serveRetries)
-	mux.HandleFunc("GET /bulkheads", h.serveBulkheads)
-	mux.HandleFunc("GET /ratelimiters", h.serveRateLimiters)
-	mux.HandleFunc("GET /timelimiters", h.serveTimeLimiters)
+	// As Resilience4j's endpoints, these four list names; the details are under /details/.
+	mux.HandleFunc("GET /retries", h.serveNames("retries", registry.Retry))
+	mux.HandleFunc("GET /bulkheads", h.serveNames("bulkheads", registry.Bulkhead, registry.WorkerPool))
+	mux.HandleFunc("GET /ratelimiters", h.serveNames("rateLimiters", registry.RateLimiter))
+	mux.HandleFunc("GET /timelimiters", h.serveNames("timeLimiters", registry.TimeLimiter))
+	mux.HandleFunc("GET /details/retries", h.serveRetries)
+	mux.HandleFunc("GET /details/bulkheads", h.serveBulkheads)
+	mux.HandleFunc("GET /details/ratelimiters", h.serveRateLimiters)
+	mux.HandleFunc("GET /details/timelimiters", h.serveTimeLimiters)
 
 	for _, k := range eventKinds {
 		mux.HandleFunc("GET /"+k.path, h.serveEvents(k))
@@ -114,7 +119,7 @@ func (h *Handler) updateCircuitBreaker(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, stateUpdateResult{
 		CircuitBreakerName: name,
 		CurrentState:       state,
-		Message:            fmt.Sprintf("CircuitBreaker '%s' state has been changed to %s", name, state),
+		Message:            name + " state has been changed successfully", // Resilience4j's message
 	})
 }
 
@@ -126,6 +131,22 @@ func decodeJSON(w http.ResponseWriter, r *http.Request, v any) error {
 		return fmt.Errorf("body must be a JSON object such as {\"updateState\":\"FORCE_OPEN\"}: %w", err)
 	}
 	return nil
+}
+
+// serveNames answers {key: [names]}, the names of the instances of patterns sorted, as
+// Resilience4j's RetryEndpoint, BulkheadEndpoint (semaphore and thread-pool bulkheads
+// together), RateLimiterEndpoint and TimeLimiterEndpoint.
+func (h *Handler) serveNames(key string, patterns ...registry.Pattern) http.HandlerFunc {
+	return func(w http.ResponseWriter, _ *http.Request) {
+		names := []string{}
+		for _, p := range patterns {
+			for _, inst := range h.instances(p) {
+				names = append(names, inst.name)
+			}
+		}
+		slices.Sort(names)
+		writeJSON(w, http.StatusOK, map[string]any{key: names})
+	}
 }
 
 func (h *Handler) serveRetries(w http.ResponseWriter, _ *http.Request) {

@@ -19,10 +19,12 @@
 //	GET  /circuitbreakers/{name}                  details
 //	POST /circuitbreakers/{name}                  {"updateState":"CLOSE"|"FORCE_OPEN"|"DISABLE"|"METRICS_ONLY"|"RESET"}
 //	GET  /circuitbreakerevents[/{name}[/{eventType}]]  {"circuitBreakerEvents":[...]}
-//	GET  /retries, /retryevents[/{name}[/{eventType}]]
-//	GET  /bulkheads, /bulkheadevents[/{name}[/{eventType}]]    (semaphore and thread-pool bulkheads)
-//	GET  /ratelimiters, /ratelimiterevents[/{name}[/{eventType}]]
-//	GET  /timelimiters, /timelimiterevents[/{name}[/{eventType}]]
+//	GET  /retries                                 {"retries":["payment"]}
+//	GET  /bulkheads                               {"bulkheads":["db","jobs"]}  (semaphore and thread-pool)
+//	GET  /ratelimiters, /timelimiters             {"rateLimiters":[...]}, {"timeLimiters":[...]}
+//	GET  /details/retries, /details/bulkheads, /details/ratelimiters, /details/timelimiters
+//	GET  /retryevents[/{name}[/{eventType}]], /bulkheadevents..., /ratelimiterevents...,
+//	     /timelimiterevents...
 //
 // A breaker's details carry the fields of Resilience4j's CircuitBreakerDetails —
 // failureRate, failureRateThreshold, slowCallRate, slowCallRateThreshold, bufferedCalls,
@@ -30,10 +32,11 @@
 // numbers in percent (62.5, or -1 while the window holds fewer calls than its minimum) where
 // Resilience4j writes strings ("62.5%"), and states in Resilience4j's upper-case names. The
 // other patterns' details use the names of their Resilience4j metrics; durations are numbers
-// of milliseconds in fields ending in InMs. Resilience4j lists only the names of retries,
-// bulkheads, rate limiters and time limiters; levee gives each its details, as for breakers.
-// async.WorkerPools appear under "threadPoolBulkheads" in GET /bulkheads and their events
-// with the bulkheads'.
+// of milliseconds in fields ending in InMs. As Resilience4j's endpoints, /retries, /bulkheads,
+// /ratelimiters and /timelimiters list the names only, sorted (a worker pool among the
+// bulkheads, as Resilience4j's thread-pool bulkheads); levee gives each its details under
+// /details/ with the same key, async.WorkerPools under "threadPoolBulkheads" of
+// /details/bulkheads. Worker pools' events are listed with the bulkheads'.
 //
 // Events have the fields of Resilience4j's event DTOs (circuitBreakerName, type,
 // creationTime, errorMessage, durationInMs, stateTransition; retryName, numberOfAttempts;
@@ -75,7 +78,8 @@
 //
 // POST /circuitbreakers/{name} moves a breaker as Resilience4j's endpoint does (CLOSE,
 // FORCE_OPEN, DISABLE; levee adds METRICS_ONLY and RESET) and answers {circuitBreakerName,
-// currentState, message}. It is refused with 403 unless EnableStateUpdates is given: the
+// currentState, message} with Resilience4j's message, "payment state has been changed
+// successfully". It is refused with 403 unless EnableStateUpdates is given: the
 // handler authenticates no one, so mount it behind the application's authentication and off
 // the public port before enabling it. A body that is not such an object is answered 400.
 //
