@@ -63,7 +63,12 @@ var builtinErrors = map[string][]error{
 
 // resolve merges each entry with its base configs, as Spring's baseConfig: the entry's own
 // keys over its base's, recursively; an instance without baseConfig inherits configs.default
-// when there is one. It returns the merged props of every config and instance.
+// when there is one. An instance with a baseConfig whose chain does not reach configs.default
+// has configs.default merged beneath the chain for every pattern but the breaker, as
+// Resilience4j's registries do: its Retry, Bulkhead, ThreadPoolBulkhead, RateLimiter and
+// TimeLimiter registries build a named config from the default config, while its
+// CircuitBreakerConfigurationProperties builds one from the base config alone. It returns the
+// merged props of every config and instance.
 func (ps *parser) resolve(sec *rawSection) (cfgs, insts map[string]props) {
 	cfgs, insts = map[string]props{}, map[string]props{}
 	var merge func(e *entry, instance bool, visiting []string) props
@@ -85,10 +90,14 @@ func (ps *parser) resolve(sec *rawSection) (cfgs, insts map[string]props) {
 				if len(sec.configs) > 0 {
 					have = "have: " + strings.Join(slices.Sorted(maps.Keys(sec.configs)), ", ")
 				}
-				ps.fail(bv.src, bv.path, "names no entry of %s.configs (%s)", sec.prefix, have)
+				ps.fail(bv.src, bv.path, "%q names no entry of %s.configs (%s)", base, sec.prefix, have)
 			case slices.Contains(visiting, base):
 				ps.fail(bv.src, bv.path, "a cycle of baseConfig: %s -> %s", strings.Join(visiting, " -> "), base)
 			default:
+				if def := sec.configs[registry.DefaultConfigName]; instance && bv != nil && def != nil &&
+					sec.spec.pattern != registry.CircuitBreaker && !reaches(sec, base, registry.DefaultConfigName) {
+					maps.Copy(out, merge(def, false, []string{registry.DefaultConfigName}))
+				}
 				maps.Copy(out, merge(be, false, append(visiting, base)))
 			}
 		}
@@ -106,6 +115,23 @@ func (ps *parser) resolve(sec *rawSection) (cfgs, insts map[string]props) {
 		insts[name] = merge(e, true, nil)
 	}
 	return cfgs, insts
+}
+
+// reaches reports whether the baseConfig chain from config start reaches config target.
+func reaches(sec *rawSection, start, target string) bool {
+	seen := map[string]bool{}
+	for n := start; n != "" && !seen[n]; {
+		if n == target {
+			return true
+		}
+		seen[n] = true
+		e := sec.configs[n]
+		if e == nil || e.props["baseConfig"] == nil {
+			return false
+		}
+		n = e.props["baseConfig"].scalar
+	}
+	return false
 }
 
 // reader reads the merged keys of one entry into a Go config, reporting bad values.
