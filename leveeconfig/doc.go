@@ -36,6 +36,18 @@
 // forms, is an error naming both lines. A file with no resilience4j key loads with a Warning
 // naming the file.
 //
+// Keys and names follow two rules, Spring's. A key (slidingWindowSize) is a property, which
+// Spring's relaxed binding matches whatever its case, dashes and underscores ("context-path
+// binds to contextPath", "PORT binds to port", in Spring Boot's reference). An instance or
+// config name is a map key, which Spring keeps as written but for the characters it drops:
+// "If the key is not surrounded by [], any characters that are not alpha-numeric, - or . are
+// removed" (Spring Boot's reference, Binding Maps). So payment and pay_ment are one instance,
+// their blocks merged key by key (a key both set differently is an error naming both lines),
+// while payment, Payment and pay-ment are three instances to Spring, which levee, folding names
+// as keys, refuses naming both lines rather than merge. The same key twice in one YAML mapping
+// (payment: twice) is refused with both lines, as Spring's YAML loader refuses it, unless the
+// two blocks are the same after binding: then it is read once, with a Warning.
+//
 // # Profiles
 //
 // A file may hold several YAML documents; one with spring.config.activate.on-profile (a

@@ -147,6 +147,7 @@ func (ps *parser) pairs(n *yaml.Node, path string) [][2]*yaml.Node {
 	}
 	var out [][2]*yaml.Node
 	seen := map[string]int{}
+	values := map[string]*yaml.Node{}
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := n.Content[i], n.Content[i+1]
 		if k.Tag == "!!merge" {
@@ -154,16 +155,63 @@ func (ps *parser) pairs(n *yaml.Node, path string) [][2]*yaml.Node {
 			continue
 		}
 		if first, dup := seen[norm(k.Value)]; dup {
-			ps.fail(ps.at(k), join(path, k.Value), "set twice (first on line %d)", first)
+			if sameAfterBinding(values[norm(k.Value)], v) {
+				ps.warn(ps.at(k), join(path, k.Value), "the same as line %d after Spring's relaxed binding: read once", first)
+				continue
+			}
+			ps.fail(ps.at(k), join(path, k.Value), "set twice (first on line %d): the two differ, and Spring's relaxed "+
+				"binding makes the names one", first)
 			continue
 		}
 		seen[norm(k.Value)] = k.Line
+		values[norm(k.Value)] = v
 		if v.Kind == yaml.AliasNode {
 			v = v.Alias
 		}
 		out = append(out, [2]*yaml.Node{k, v})
 	}
 	return out
+}
+
+// sameAfterBinding reports whether two values bind to the same thing: equal scalars (spaces
+// trimmed), equal lists, or mappings with the same keys, compared as norm folds them, holding
+// the same values.
+func sameAfterBinding(a, b *yaml.Node) bool {
+	if a == nil || b == nil {
+		return false
+	}
+	if a.Kind == yaml.AliasNode {
+		a = a.Alias
+	}
+	if b.Kind == yaml.AliasNode {
+		b = b.Alias
+	}
+	if a.Kind != b.Kind || len(a.Content) != len(b.Content) {
+		return false
+	}
+	switch a.Kind {
+	case yaml.ScalarNode:
+		return strings.TrimSpace(a.Value) == strings.TrimSpace(b.Value)
+	case yaml.SequenceNode:
+		for i := range a.Content {
+			if !sameAfterBinding(a.Content[i], b.Content[i]) {
+				return false
+			}
+		}
+		return true
+	case yaml.MappingNode:
+		bv := map[string]*yaml.Node{}
+		for i := 0; i+1 < len(b.Content); i += 2 {
+			bv[norm(b.Content[i].Value)] = b.Content[i+1]
+		}
+		for i := 0; i+1 < len(a.Content); i += 2 {
+			if !sameAfterBinding(a.Content[i+1], bv[norm(a.Content[i].Value)]) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
 }
 
 func describe(n *yaml.Node) string {
@@ -350,11 +398,23 @@ func (ps *parser) expand(n *yaml.Node, path string, depth int) *yaml.Node {
 		return n
 	}
 	out := &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map", Line: n.Line, Column: n.Column}
+	literal := map[string]int{} // a key written twice in this mapping, as written
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := n.Content[i], n.Content[i+1]
 		if v.Kind == yaml.AliasNode {
 			v = v.Alias
 		}
+		if first, dup := literal[k.Value]; dup && k.Tag != "!!merge" {
+			// Spring's YAML loader refuses a duplicate key; the same block twice binds alike.
+			if sameAfterBinding(n.Content[first+1], v) {
+				ps.warn(ps.at(k), join(path, k.Value), "the same as line %d: read once", n.Content[first].Line)
+			} else {
+				ps.fail(ps.at(k), join(path, k.Value), "written twice in one mapping (first on line %d), "+
+					"which Spring's YAML loader refuses", n.Content[first].Line)
+			}
+			continue
+		}
+		literal[k.Value] = i
 		if k.Tag == "!!merge" {
 			out.Content = append(out.Content, k, v) // refused by pairs
 			continue
@@ -409,10 +469,19 @@ func (ps *parser) put(m, key, val *yaml.Node, path string) *yaml.Node {
 			m.Content[i+1] = val
 			return val
 		case val.Kind == yaml.MappingNode && old.Kind == yaml.MappingNode:
+			if isEntryPath(path) && springMapKey(m.Content[i].Value) != springMapKey(key.Value) {
+				// Two instance names that levee's folding makes one, which Spring keeps apart.
+				ps.fail(ps.at(key), path, "%q and %q (line %d) are one name to levee but two instances to Spring, "+
+					"which keeps a name's case and dashes: write one spelling", key.Value, m.Content[i].Value, m.Content[i].Line)
+				return nil
+			}
 			for j := 0; j+1 < len(val.Content); j += 2 {
 				ps.put(old, val.Content[j], val.Content[j+1], join(path, val.Content[j].Value))
 			}
 			return old
+		}
+		if sameAfterBinding(old, val) {
+			return nil // the same value twice binds alike
 		}
 		ps.fail(ps.at(key), path, "set twice (first on line %d)", m.Content[i].Line)
 		return nil
@@ -422,6 +491,29 @@ func (ps *parser) put(m, key, val *yaml.Node, path string) *yaml.Node {
 		return nil
 	}
 	return val
+}
+
+// springMapKey is a map key as Spring binds it from a file: "If the key is not surrounded by
+// [], any characters that are not alpha-numeric, - or . are removed" (Spring Boot's
+// reference, Binding Maps); its case and dashes are kept, so payment and Payment, or
+// pay-ment, are distinct instances to Spring, and pay_ment is payment.
+func springMapKey(k string) string {
+	if strings.HasPrefix(k, "[") && strings.HasSuffix(k, "]") {
+		return k
+	}
+	return strings.Map(func(r rune) rune {
+		if r == '-' || r == '.' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' {
+			return r
+		}
+		return -1
+	}, k)
+}
+
+// isEntryPath reports whether path names an entry: resilience4j.<section>.instances.NAME or
+// .configs.NAME.
+func isEntryPath(path string) bool {
+	segs := strings.Split(path, ".")
+	return len(segs) == 4 && (norm(segs[2]) == "instances" || norm(segs[2]) == "configs")
 }
 
 func isEmpty(n *yaml.Node) bool { return n.Kind == yaml.ScalarNode && n.Tag == "!!null" }
