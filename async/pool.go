@@ -72,7 +72,7 @@ func NewWorkerPool(name string, cfg WorkerPoolConfig) (*WorkerPool, error) {
 		ended:     make(chan struct{}),
 		fullErr:   &WorkerPoolFullError{Name: name},
 	}
-	logging.Subscribe(&p.events, cfg.Logger, logging.Bulkhead, name, logPoolRecord)
+	logging.Subscribe(&p.events, cfg.Logger, logging.Bulkhead, name, p.logRecord)
 	return p, nil
 }
 

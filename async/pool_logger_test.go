@@ -31,7 +31,8 @@ func TestPoolLoggerLogsRejectionsAsABulkhead(t *testing.T) {
 
 		assert.Equal(t, []logtest.Record{
 			{Level: slog.LevelDebug, Msg: "bulkhead call rejected", Attrs: map[string]any{
-				"pattern": "bulkhead", "name": "pool", "event": "CALL_REJECTED"}},
+				"pattern": "bulkhead", "name": "pool", "event": "CALL_REJECTED",
+				"err": &async.WorkerPoolFullError{Name: "pool"}}},
 		}, h.Records(), "the task's start and end are not logged")
 	})
 }

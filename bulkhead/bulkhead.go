@@ -181,7 +181,7 @@ func (b *Bulkhead) setLoggerLocked(logger *slog.Logger) {
 		b.unlog()
 	}
 	b.logger = logger
-	b.unlog = logging.Subscribe(&b.events, logger, logging.Bulkhead, b.name, logRecord)
+	b.unlog = logging.Subscribe(&b.events, logger, logging.Bulkhead, b.name, b.logRecord)
 }
 
 func pack(max, inFlight uint64) uint64 { return max<<32 | inFlight }

@@ -16,7 +16,8 @@ import (
 
 func rejectedRecord() logtest.Record {
 	return logtest.Record{Level: slog.LevelDebug, Msg: "bulkhead call rejected", Attrs: map[string]any{
-		"pattern": "bulkhead", "name": "payment", "event": "CALL_REJECTED"}}
+		"pattern": "bulkhead", "name": "payment", "event": "CALL_REJECTED",
+		"err": &bulkhead.BulkheadFullError{Name: "payment"}}}
 }
 
 func TestLoggerLogsRejectionsOnly(t *testing.T) {

@@ -173,7 +173,7 @@ func (cb *CircuitBreaker) setLoggerLocked(logger *slog.Logger) {
 		cb.unlog()
 	}
 	cb.logger = logger
-	cb.unlog = logging.Subscribe(&cb.events, logger, logging.CircuitBreaker, cb.name, logRecord)
+	cb.unlog = logging.Subscribe(&cb.events, logger, logging.CircuitBreaker, cb.name, cb.logRecord)
 }
 
 // now is the time elapsed since the breaker's epoch. time.Since of an instant that carries a

@@ -39,5 +39,5 @@ func ExampleConfig_logger() {
 	// Output:
 	// level=INFO msg="circuit breaker failure rate exceeded" pattern=circuitbreaker name=payment event=FAILURE_RATE_EXCEEDED failure_rate=100 slow_call_rate=0
 	// level=WARN msg="circuit breaker state transition" pattern=circuitbreaker name=payment event=STATE_TRANSITION from=CLOSED to=OPEN
-	// level=DEBUG msg="circuit breaker call not permitted" pattern=circuitbreaker name=payment event=NOT_PERMITTED
+	// level=DEBUG msg="circuit breaker call not permitted" pattern=circuitbreaker name=payment event=NOT_PERMITTED err="circuitbreaker: CircuitBreaker 'payment' is OPEN and does not permit further calls"
 }

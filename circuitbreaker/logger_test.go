@@ -21,7 +21,8 @@ func transitionRecord(level slog.Level, from, to string) logtest.Record {
 
 func notPermittedRecord() logtest.Record {
 	return logtest.Record{Level: slog.LevelDebug, Msg: "circuit breaker call not permitted", Attrs: map[string]any{
-		"pattern": "circuitbreaker", "name": "payment", "event": "NOT_PERMITTED"}}
+		"pattern": "circuitbreaker", "name": "payment", "event": "NOT_PERMITTED",
+		"err": &cb.CallNotPermittedError{Name: "payment", State: cb.Open}}}
 }
 
 func TestLoggerLogsTheBreakerCycle(t *testing.T) {

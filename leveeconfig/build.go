@@ -1,11 +1,16 @@
 package leveeconfig
 
 import (
+	"context"
 	"fmt"
+	"io"
 	"maps"
 	"math"
+	"net"
+	"os"
 	"slices"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/levee-go/levee"
@@ -23,22 +28,47 @@ import (
 // levee rejection, which only the lists named for rejections see.
 var anyError = levee.ErrorType[error]()
 
-// builtinErrors are Resilience4j's own exceptions and Java's catch-all classes, which need no
-// registration.
-var builtinErrors = map[string]error{
-	"java.lang.Throwable":        anyError,
-	"java.lang.Exception":        anyError,
-	"java.lang.RuntimeException": anyError,
+// builtinErrors are Resilience4j's own exceptions, Java's catch-all classes and the JDK's
+// common I/O exceptions, which need no registration: each stands for the Go errors listed
+// (any of them matches). Options.Errors takes precedence over this table. Each row:
+//
+//   - java.lang.Throwable, Exception, RuntimeException: every error (levee.ErrorType[error]()).
+//   - Resilience4j's CallNotPermittedException, BulkheadFullException, RequestNotPermitted:
+//     levee's rejections circuitbreaker.ErrCallNotPermitted, bulkhead.ErrBulkheadFull,
+//     ratelimiter.ErrRequestNotPermitted.
+//   - java.util.concurrent.TimeoutException: timelimiter.ErrTimeout, context.DeadlineExceeded
+//     and os.ErrDeadlineExceeded (a deadline of a net.Conn or an os.File).
+//   - java.net.SocketTimeoutException: context.DeadlineExceeded and os.ErrDeadlineExceeded,
+//     which a net.Conn's timeouts match.
+//   - java.net.ConnectException: syscall.ECONNREFUSED (connection refused), which a dial's
+//     *net.OpError matches through errors.Is.
+//   - java.net.UnknownHostException: *net.DNSError (errors.As).
+//   - java.io.IOException: every net.Error (a *net.OpError, a *net.DNSError, a timeout) and
+//     io.ErrUnexpectedEOF, since in Java the three above are IOExceptions too.
+var builtinErrors = map[string][]error{
+	"java.lang.Throwable":        {anyError},
+	"java.lang.Exception":        {anyError},
+	"java.lang.RuntimeException": {anyError},
 
-	"io.github.resilience4j.circuitbreaker.CallNotPermittedException": circuitbreaker.ErrCallNotPermitted,
-	"io.github.resilience4j.bulkhead.BulkheadFullException":           bulkhead.ErrBulkheadFull,
-	"io.github.resilience4j.ratelimiter.RequestNotPermitted":          ratelimiter.ErrRequestNotPermitted,
-	"java.util.concurrent.TimeoutException":                           timelimiter.ErrTimeout,
+	"io.github.resilience4j.circuitbreaker.CallNotPermittedException": {circuitbreaker.ErrCallNotPermitted},
+	"io.github.resilience4j.bulkhead.BulkheadFullException":           {bulkhead.ErrBulkheadFull},
+	"io.github.resilience4j.ratelimiter.RequestNotPermitted":          {ratelimiter.ErrRequestNotPermitted},
+
+	"java.util.concurrent.TimeoutException": {timelimiter.ErrTimeout, context.DeadlineExceeded, os.ErrDeadlineExceeded},
+	"java.net.SocketTimeoutException":       {context.DeadlineExceeded, os.ErrDeadlineExceeded},
+	"java.net.ConnectException":             {syscall.ECONNREFUSED},
+	"java.net.UnknownHostException":         {levee.ErrorType[*net.DNSError]()},
+	"java.io.IOException":                   {levee.ErrorType[net.Error](), io.ErrUnexpectedEOF},
 }
 
 // resolve merges each entry with its base configs, as Spring's baseConfig: the entry's own
 // keys over its base's, recursively; an instance without baseConfig inherits configs.default
-// when there is one. It returns the merged props of every config and instance.
+// when there is one. An instance with a baseConfig whose chain does not reach configs.default
+// has configs.default merged beneath the chain for every pattern but the breaker, as
+// Resilience4j's registries do: its Retry, Bulkhead, ThreadPoolBulkhead, RateLimiter and
+// TimeLimiter registries build a named config from the default config, while its
+// CircuitBreakerConfigurationProperties builds one from the base config alone. It returns the
+// merged props of every config and instance.
 func (ps *parser) resolve(sec *rawSection) (cfgs, insts map[string]props) {
 	cfgs, insts = map[string]props{}, map[string]props{}
 	var merge func(e *entry, instance bool, visiting []string) props
@@ -60,10 +90,14 @@ func (ps *parser) resolve(sec *rawSection) (cfgs, insts map[string]props) {
 				if len(sec.configs) > 0 {
 					have = "have: " + strings.Join(slices.Sorted(maps.Keys(sec.configs)), ", ")
 				}
-				ps.fail(bv.src, bv.path, "names no entry of %s.configs (%s)", sec.prefix, have)
+				ps.fail(bv.src, bv.path, "%q names no entry of %s.configs (%s)", base, sec.prefix, have)
 			case slices.Contains(visiting, base):
 				ps.fail(bv.src, bv.path, "a cycle of baseConfig: %s -> %s", strings.Join(visiting, " -> "), base)
 			default:
+				if def := sec.configs[registry.DefaultConfigName]; instance && bv != nil && def != nil &&
+					sec.spec.pattern != registry.CircuitBreaker && !reaches(sec, base, registry.DefaultConfigName) {
+					maps.Copy(out, merge(def, false, []string{registry.DefaultConfigName}))
+				}
 				maps.Copy(out, merge(be, false, append(visiting, base)))
 			}
 		}
@@ -81,6 +115,23 @@ func (ps *parser) resolve(sec *rawSection) (cfgs, insts map[string]props) {
 		insts[name] = merge(e, true, nil)
 	}
 	return cfgs, insts
+}
+
+// reaches reports whether the baseConfig chain from config start reaches config target.
+func reaches(sec *rawSection, start, target string) bool {
+	seen := map[string]bool{}
+	for n := start; n != "" && !seen[n]; {
+		if n == target {
+			return true
+		}
+		seen[n] = true
+		e := sec.configs[n]
+		if e == nil || e.props["baseConfig"] == nil {
+			return false
+		}
+		n = e.props["baseConfig"].scalar
+	}
+	return false
 }
 
 // reader reads the merged keys of one entry into a Go config, reporting bad values.
@@ -189,23 +240,40 @@ func (r *reader) exceptions(key string) (plain, rejections []error) {
 	if v == nil {
 		return nil, nil
 	}
-	for _, name := range v.list {
-		err, ok := r.errors[name]
-		if !ok {
-			err, ok = builtinErrors[name]
+	skip, _ := r.bool("ignoreClassBindingExceptions")
+	for i, name := range v.list {
+		var errs []error
+		if err, ok := r.errors[name]; ok && err != nil {
+			errs = []error{err}
+		} else if !ok {
+			errs = builtinErrors[name]
 		}
-		if !ok || err == nil {
-			r.failf(v, "unknown exception class %q: map it to a Go error in Options.Errors", name)
+		if len(errs) == 0 {
+			switch {
+			case skip:
+				r.ps.warn(v.itemSrc(i), v.itemPath(i), "unknown exception class %q skipped, as ignoreClassBindingExceptions: true", name)
+			case r.errors[name] == nil && hasKey(r.errors, name):
+				r.ps.fail(v.itemSrc(i), v.itemPath(i), "exception class %q is mapped to a nil error in Options.Errors", name)
+			default:
+				r.ps.fail(v.itemSrc(i), v.itemPath(i), "unknown exception class %q: map it in Options.Errors to a Go "+
+					"error (a sentinel, matched with errors.Is) or to levee.ErrorType[*T]() (a type, matched with errors.As), "+
+					"write a built-in class (java.io.IOException, java.net.ConnectException, ...: see the package documentation), "+
+					"or skip it with ignoreClassBindingExceptions: true", name)
+			}
 			continue
 		}
-		if levee.IsRejection(err) {
-			rejections = append(rejections, err)
-		} else {
-			plain = append(plain, err)
+		for _, err := range errs {
+			if levee.IsRejection(err) {
+				rejections = append(rejections, err)
+			} else {
+				plain = append(plain, err)
+			}
 		}
 	}
 	return plain, rejections
 }
+
+func hasKey(m map[string]error, k string) bool { _, ok := m[k]; return ok }
 
 // interval reads the keys of Resilience4j's IntervalFunction: exponential backoff and
 // randomized wait on top of initial, whose key is initialKey. ok is false when neither is
@@ -222,7 +290,7 @@ func (r *reader) interval(initial time.Duration, initialKey, maxKey string) (fn 
 		by string
 	}{{mv, exp, "enableExponentialBackoff"}, {xv, exp, "enableExponentialBackoff"}, {fv, rnd, "enableRandomizedWait"}} {
 		if unused.v != nil && !unused.on {
-			r.ps.warn(unused.v.src, unused.v.path, "ignored without %s: true, as in Resilience4j", unused.by)
+			r.ps.mistake(unused.v.src, unused.v.path, "ignored without %s: true, as in Resilience4j", unused.by)
 		}
 	}
 	if !exp && !rnd {

@@ -80,5 +80,5 @@ func TestCatchAllExceptionClasses(t *testing.T) {
 
 func TestShortCatchAllNamesNeedAnEntry(t *testing.T) {
 	_, err := load(t, instance("retry", "retryExceptions: [Exception]"))
-	assert.EqualError(t, err, `app.yml:5: resilience4j.retry.instances.x.retryExceptions: unknown exception class "Exception": map it to a Go error in Options.Errors`)
+	assert.EqualError(t, err, `app.yml:5: resilience4j.retry.instances.x.retryExceptions[0]: unknown exception class "Exception": map it in Options.Errors to a Go error (a sentinel, matched with errors.Is) or to levee.ErrorType[*T]() (a type, matched with errors.As), write a built-in class (java.io.IOException, java.net.ConnectException, ...: see the package documentation), or skip it with ignoreClassBindingExceptions: true`)
 }

@@ -4,14 +4,18 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"io/fs"
 	"maps"
 	"os"
+	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 
 	"github.com/levee-go/levee/async"
 	"github.com/levee-go/levee/bulkhead"
 	"github.com/levee-go/levee/circuitbreaker"
+	"github.com/levee-go/levee/leveestatus"
 	"github.com/levee-go/levee/ratelimiter"
 	"github.com/levee-go/levee/registry"
 	"github.com/levee-go/levee/retry"
@@ -36,6 +40,41 @@ type Options struct {
 	// Environ is the environment whose RESILIENCE4J_* variables override the file, as
 	// "NAME=value" strings; nil means os.Environ(), and an empty non-nil slice none.
 	Environ []string
+	// Profiles are the active Spring profiles, in order. nil means Environ's
+	// SPRING_PROFILES_ACTIVE, read as Spring does (comma-separated, spaces trimmed); with
+	// neither, the one profile "default", as Spring's spring.profiles.default. A document of
+	// the file with spring.config.activate.on-profile applies when one of its profiles is
+	// active, and Load reads application-{profile}.yml beside the file for each (see Load).
+	Profiles []string
+}
+
+// activeProfiles returns the profiles of opts, as Options.Profiles says.
+func activeProfiles(opts Options, environ []string) []string {
+	if opts.Profiles != nil {
+		return opts.Profiles
+	}
+	var out []string
+	for _, kv := range environ {
+		if v, ok := strings.CutPrefix(kv, "SPRING_PROFILES_ACTIVE="); ok {
+			out = nil
+			for p := range strings.SplitSeq(v, ",") {
+				if p = strings.TrimSpace(p); p != "" {
+					out = append(out, p)
+				}
+			}
+		}
+	}
+	if len(out) == 0 {
+		return []string{"default"}
+	}
+	return out
+}
+
+// profileFile is the name of the profile-specific file of path: application.yml and prod
+// give application-prod.yml, in the same directory.
+func profileFile(path, profile string) string {
+	ext := filepath.Ext(path)
+	return strings.TrimSuffix(path, ext) + "-" + profile + ext
 }
 
 // Section is one pattern's part of a loaded configuration, each config resolved: its own keys
@@ -57,6 +96,8 @@ type Section[C any] struct {
 type Config struct {
 	// File is the name the configuration was loaded from.
 	File string
+	// Profiles are the active Spring profiles it was loaded for (see Options.Profiles).
+	Profiles []string
 
 	// CircuitBreakers to TimeLimiters are the sections of each pattern: resilience4j.
 	// circuitbreaker, retry, bulkhead, thread-pool-bulkhead, ratelimiter and timelimiter.
@@ -76,20 +117,48 @@ type Config struct {
 	Warnings []Warning
 
 	settings map[registry.Pattern]map[string]props // the instances' merged keys
+	status   []leveestatus.Option                  // from the instances' status keys
 	reload   *sync.Mutex
 }
 
-// Load reads the YAML or JSON file at path (JSON is read as the YAML it is) and the
-// environment's overrides, as Parse.
+// Load reads the YAML or JSON file at path (JSON is read as the YAML it is), then, for each
+// active profile in order (Options.Profiles), the profile-specific file beside it if there is
+// one (application-prod.yml for application.yml and prod), then the environment's overrides,
+// each over the ones before, as Spring Boot's order: the file's documents in order, the
+// profile-specific files after them (the last profile's winning), the environment last. A
+// missing profile-specific file is no error, as in Spring.
 func Load(path string, opts Options) (*Config, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("leveeconfig: %w", err)
 	}
-	return Parse(path, data, opts)
+	files := []file{{name: path, data: data}}
+	environ := opts.Environ
+	if environ == nil {
+		environ = os.Environ()
+	}
+	for _, p := range activeProfiles(opts, environ) {
+		name := profileFile(path, p)
+		data, err := os.ReadFile(name)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return nil, fmt.Errorf("leveeconfig: %w", err)
+		}
+		files = append(files, file{name: name, data: data, profile: true})
+	}
+	return parseFiles(files, opts)
 }
 
-// Parse reads data, a YAML or JSON document named file (the name appears in errors), with
+// file is one file to read, in order.
+type file struct {
+	name    string
+	data    []byte
+	profile bool // application-{profile}.yml
+}
+
+// Parse reads data, YAML or JSON documents named name (the name appears in errors), with
 // Resilience4j's Spring Boot keys under resilience4j: circuitbreaker, retry, bulkhead,
 // thread-pool-bulkhead (async.WorkerPool), ratelimiter and timelimiter, each with configs,
 // instances, tags and its aspect-order key; other top-level keys are not read. Then it applies
@@ -99,16 +168,30 @@ func Load(path string, opts Options) (*Config, error) {
 // documentation). Every unknown key, unknown exception class and bad value is an *Error naming
 // the file (or variable), the line and the key's path; Parse returns all of them joined with
 // errors.Join, and no Config.
-func Parse(file string, data []byte, opts Options) (*Config, error) {
-	ps := newParser(file)
-	ps.parse(data)
+func Parse(name string, data []byte, opts Options) (*Config, error) {
+	return parseFiles([]file{{name: name, data: data}}, opts)
+}
+
+// parseFiles reads files in order, each over the ones before, then the environment.
+func parseFiles(files []file, opts Options) (*Config, error) {
 	environ := opts.Environ
 	if environ == nil {
 		environ = os.Environ()
 	}
+	ps := newParser(files[0].name)
+	ps.profiles = activeProfiles(opts, environ)
+	for _, f := range files {
+		ps.file, ps.profileFile = f.name, f.profile
+		ps.parse(f.data)
+	}
+	ps.file, ps.profileFile = files[0].name, false
+	if !ps.sawSection && len(ps.errs) == 0 {
+		ps.noSection()
+	}
 	ps.env(environ)
+	ps.finishIndexes()
 
-	c := &Config{File: file, settings: map[registry.Pattern]map[string]props{}, reload: &sync.Mutex{}}
+	c := &Config{File: files[0].name, Profiles: slices.Clone(ps.profiles), settings: map[registry.Pattern]map[string]props{}, reload: &sync.Mutex{}}
 	c.CircuitBreakers = section(ps, registry.CircuitBreaker, opts, c, (*reader).circuitBreaker)
 	c.Retries = section(ps, registry.Retry, opts, c, (*reader).retry)
 	c.Bulkheads = section(ps, registry.Bulkhead, opts, c, (*reader).bulkhead)
@@ -142,6 +225,8 @@ func section[C any](ps *parser, p registry.Pattern, opts Options, c *Config, bui
 	}
 	for _, name := range slices.Sorted(maps.Keys(insts)) {
 		out.Instances[name] = one(sec.instances[name], insts[name])
+		c.status = append(c.status, statusOptions(&reader{ps: ps, p: insts[name]}, p, name)...)
+		pitfalls(ps, p, insts[name])
 	}
 	c.settings[p] = insts
 	return out
@@ -166,6 +251,97 @@ func sortWarnings(ws []Warning) []Warning {
 		return cmp.Or(sourceCmp(a.Source, b.Source), cmp.Compare(a.Path, b.Path))
 	})
 	return slices.Compact(ws)
+}
+
+// pitfalls warns of the defaults that bite (the README's "Defaults that bite"), met by an
+// instance that sets one key of a pair and not the other:
+//
+//   - a rate limiter with limitForPeriod and no limitRefreshPeriod: Resilience4j's 500ns
+//     cycle (a likely mistake), and no timeoutDuration: a call waits up to 5s (a note);
+//   - a retry with maxAttempts above 1 and no waitDuration: 500ms between attempts (a note);
+//   - a TIME_BASED breaker without minimumNumberOfCalls: 100 calls in the window before any
+//     rate (a likely mistake); a COUNT_BASED one with a slidingWindowSize below 100 and no
+//     minimumNumberOfCalls: the minimum is the window's size (a note).
+func pitfalls(ps *parser, p registry.Pattern, pr props) {
+	switch p {
+	case registry.RateLimiter:
+		if v := pr["limitForPeriod"]; v != nil {
+			if pr["limitRefreshPeriod"] == nil {
+				ps.mistake(v.src, v.path, "limitRefreshPeriod is not set: Resilience4j's default cycle is 500ns, so %s calls "+
+					"are permitted every 500ns; set limitRefreshPeriod (e.g. 1s)", strings.TrimSpace(v.scalar))
+			}
+			if pr["timeoutDuration"] == nil {
+				ps.warn(v.src, v.path, "timeoutDuration is not set: a call waits up to Resilience4j's default 5s for a permission")
+			}
+		}
+	case registry.Retry:
+		if v := pr["maxAttempts"]; v != nil && pr["waitDuration"] == nil {
+			if n, err := parseInt(v.scalar); err == nil && n > 1 {
+				ps.warn(v.src, v.path, "waitDuration is not set: attempts are Resilience4j's default 500ms apart")
+			}
+		}
+	case registry.CircuitBreaker:
+		if pr["minimumNumberOfCalls"] != nil {
+			return
+		}
+		if v := pr["slidingWindowType"]; v != nil && strings.EqualFold(strings.TrimSpace(v.scalar), "TIME_BASED") {
+			ps.mistake(v.src, v.path, "minimumNumberOfCalls is not set: a TIME_BASED window needs Resilience4j's default "+
+				"100 calls within it before any failure rate; set minimumNumberOfCalls")
+			return
+		}
+		if v := pr["slidingWindowSize"]; v != nil {
+			if n, err := parseInt(v.scalar); err == nil && n < 100 {
+				ps.warn(v.src, v.path, "minimumNumberOfCalls is not set: Resilience4j's default 100 is capped to the window, "+
+					"so the failure rate needs %d calls", n)
+			}
+		}
+	}
+}
+
+// statusOptions reads the keys of one instance that configure leveestatus rather than the
+// instance: eventConsumerBufferSize for every pattern, registerHealthIndicator and
+// allowHealthIndicatorToFail for a breaker.
+func statusOptions(r *reader, p registry.Pattern, name string) []leveestatus.Option {
+	var out []leveestatus.Option
+	if n, v := r.int("eventConsumerBufferSize", 1); v != nil {
+		if n > leveestatus.MaxEventConsumerBufferSize {
+			r.failf(v, "must be at least 1 and at most %d, got %d", leveestatus.MaxEventConsumerBufferSize, n)
+		} else {
+			out = append(out, leveestatus.InstanceEventConsumerBufferSize(p, name, n))
+		}
+	}
+	if p != registry.CircuitBreaker {
+		return out
+	}
+	out = append(out, leveestatus.RegisterHealthIndicators()) // none registered by default, as Resilience4j
+	if on, _ := r.bool("registerHealthIndicator"); on {
+		out = append(out, leveestatus.RegisterHealthIndicators(name))
+	}
+	if on, _ := r.bool("allowHealthIndicatorToFail"); on {
+		out = append(out, leveestatus.AllowHealthIndicatorToFail(name))
+	}
+	return out
+}
+
+// StatusOptions returns the leveestatus options the instances' keys ask for, to pass to
+// leveestatus.NewHandler beside the application's own:
+//
+//   - eventConsumerBufferSize of an instance (any pattern) sizes what the handler keeps of
+//     its events (leveestatus.InstanceEventConsumerBufferSize);
+//   - registerHealthIndicator: true makes a breaker a component of GET /health, and, as in
+//     Resilience4j, a breaker without it is none (leveestatus.RegisterHealthIndicators; a
+//     configuration with breakers and no registerHealthIndicator lists none of them);
+//   - allowHealthIndicatorToFail: true lets an OPEN breaker make the health DOWN
+//     (leveestatus.AllowHealthIndicatorToFail).
+//
+// A configuration without breakers leaves the health's components to leveestatus' default
+// (every breaker of the registry). The rate limiter's health keys are warned about and
+// ignored: leveestatus' health lists breakers only.
+func (c *Config) StatusOptions() []leveestatus.Option {
+	if c == nil {
+		return nil
+	}
+	return slices.Clone(c.status)
 }
 
 // Names returns the names of pattern p's instances (instances.NAME), sorted.

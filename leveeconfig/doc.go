@@ -34,12 +34,40 @@
 // "resilience4j.circuitbreaker.instances.payment.slidingWindowSize: 5" (a name holding dots is
 // written in brackets, "instances.[pay.v2]", as in Spring); a key given twice, in any of its
 // forms, is an error naming both lines. A file with no resilience4j key loads with a Warning
-// naming the file. One YAML document per file: Spring profiles are not read.
+// naming the file.
 //
-// Values: durations as Go writes them ("100ms", "1m30s"), as Spring does ("3s", "2d", a bare
-// integer of milliseconds) or in ISO-8601 ("PT3S"); enums in Resilience4j's names
-// (COUNT_BASED); lists as YAML lists or comma-separated. Exception class names map to Go
-// errors through Options.Errors; Resilience4j's own exceptions are known (a
+// Keys and names follow two rules, Spring's. A key (slidingWindowSize) is a property, which
+// Spring's relaxed binding matches whatever its case, dashes and underscores ("context-path
+// binds to contextPath", "PORT binds to port", in Spring Boot's reference). An instance or
+// config name is a map key, which Spring keeps as written but for the characters it drops:
+// "If the key is not surrounded by [], any characters that are not alpha-numeric, - or . are
+// removed" (Spring Boot's reference, Binding Maps). So payment and pay_ment are one instance,
+// their blocks merged key by key (a key both set differently is an error naming both lines),
+// while payment, Payment and pay-ment are three instances to Spring, which levee, folding names
+// as keys, refuses naming both lines rather than merge. The same key twice in one YAML mapping
+// (payment: twice) is refused with both lines, as Spring's YAML loader refuses it, unless the
+// two blocks are the same after binding: then it is read once, with a Warning.
+//
+// # Profiles
+//
+// A file may hold several YAML documents; one with spring.config.activate.on-profile (a
+// profile name, a comma-separated list or YAML list of them, or "!name") applies only when one
+// of them is active, as Spring's. Load also reads application-{profile}.yml beside the file for
+// each active profile. The active profiles are Options.Profiles, or else SPRING_PROFILES_ACTIVE
+// of Options.Environ, or else "default", as Spring. The order is Spring's: the file's
+// documents in order, then each profile's file in the order of the profiles (the last wins),
+// then the RESILIENCE4J_* variables; a later source's key replaces an earlier one's, and an
+// instance declared in several is one instance with the keys of all. Spring's profile
+// operators (&, |) are refused, and so is a profile document inside a profile-specific file.
+//
+// Values: durations as Go writes them ("100ms", "1m30s"), as Spring's simple form with its
+// unit in any case ("3s", "3S", "1M" for a minute, "500MS", "2d", a bare integer of
+// milliseconds) or in ISO-8601 in any case ("PT3S", "pt3s"); enums in Resilience4j's names
+// (COUNT_BASED); lists as YAML lists, comma-separated, or by index as Spring's indexed form
+// (retryExceptions[0]: ..., retryExceptions[1]: ...), whose indexes must run from 0 without a
+// gap; an error in an entry names the entry's line and index. An empty value ("") is an error
+// saying so. Exception class names map to Go errors through Options.Errors; Resilience4j's own
+// exceptions are known (a
 // CallNotPermittedException in retryExceptions becomes retry.Config.RetryRejections, in a
 // breaker's recordExceptions RecordRejections; in ignoreExceptions it asks for what levee does
 // anyway: rejections are neither retried nor recorded unless listed). Java's catch-all classes,
@@ -49,7 +77,19 @@
 // "retryExceptions: [java.lang.Exception]" retries every failure of the call, not an open
 // breaker's CallNotPermittedException, and "ignoreExceptions: [java.lang.Exception]" in a
 // breaker ignores every error, while a rejection stays unrecorded unless recordExceptions lists
-// it. Class names are read fully qualified only.
+// it. Class names are read fully qualified only. The JDK's common I/O exceptions need no entry
+// either (Options.Errors overrides them):
+//
+//	java.net.ConnectException             syscall.ECONNREFUSED (a refused dial's *net.OpError)
+//	java.net.SocketTimeoutException       os.ErrDeadlineExceeded, context.DeadlineExceeded
+//	java.util.concurrent.TimeoutException timelimiter.ErrTimeout, os.ErrDeadlineExceeded,
+//	                                      context.DeadlineExceeded
+//	java.net.UnknownHostException         *net.DNSError (errors.As)
+//	java.io.IOException                   every net.Error (errors.As), io.ErrUnexpectedEOF
+//
+// Any other class is an error listing the ways to map it, unless the entry sets
+// ignoreClassBindingExceptions: true, which skips it with a Warning, as Resilience4j's
+// converter skips a class it cannot load.
 //
 // # Explicit values mean what they say
 //
@@ -73,10 +113,12 @@
 //
 // # Keys levee cannot honour
 //
-// Keys that configure Spring or Java machinery with no effect on a call's outcome are accepted
-// with a Warning and ignored: registerHealthIndicator, allowHealthIndicatorToFail,
-// eventConsumerBufferSize, writableStackTraceEnabled, subscribeForEvents and
-// contextPropagators. Keys that name Java code (recordFailurePredicate,
+// registerHealthIndicator and allowHealthIndicatorToFail of a breaker, and
+// eventConsumerBufferSize of every pattern, configure leveestatus: Config.StatusOptions
+// returns the options to pass to leveestatus.NewHandler. Keys that configure Spring or Java
+// machinery with no effect on a call's outcome are accepted with a Warning and ignored:
+// writableStackTraceEnabled, subscribeForEvents, contextPropagators and the rate limiter's
+// health keys (leveestatus' health lists breakers only). Keys that name Java code (recordFailurePredicate,
 // ignoreExceptionPredicate, recordResultPredicate, retryExceptionPredicate, resultPredicate,
 // intervalBiFunction, consumeResultBeforeRetryAttempt, drainPermissionsOnResult) change what
 // a call does, so they are refused: set the Go function with registry.InstanceConfig.Tune.
@@ -87,15 +129,28 @@
 // and bulkheadAspectOrder order Pipeline's layers as Spring's Ordered: the lower value is the
 // outer layer. Their defaults are Spring's (Integer.MAX_VALUE-4 for Retry to
 // Integer.MAX_VALUE for Bulkhead), so Retry(CircuitBreaker(RateLimiter(TimeLimiter(Bulkhead))))
-// as levee.DefaultPipeline. Setting some of them only is accepted, with a Warning naming the
-// resulting order, since the numbers are absolute.
+// as levee.DefaultPipeline. Two equal orders are refused, naming both keys: Spring orders
+// them arbitrarily. Setting some of them only is accepted, with a Warning naming each key left
+// at its default, its value and the resulting order, since the numbers are absolute.
+//
+// # Warnings
+//
+// Config.Warnings have a Level: a Note, or a LikelyMistake. Besides the ignored keys, a load
+// warns of the defaults that bite, met when a file sets one key of a pair: limitForPeriod
+// without limitRefreshPeriod (Resilience4j's 500ns cycle, a likely mistake) or without
+// timeoutDuration (a 5s wait), maxAttempts without waitDuration (500ms between attempts), a
+// TIME_BASED window without minimumNumberOfCalls (a likely mistake) and a count-based window
+// smaller than 100 without it.
 //
 // # Environment
 //
 // RESILIENCE4J_* variables override the file, as Spring Boot's environment does:
 // RESILIENCE4J_CIRCUITBREAKER_INSTANCES_PAYMENT_SLIDINGWINDOWSIZE=20 sets
-// resilience4j.circuitbreaker.instances.payment.slidingWindowSize. Their values are read and
-// reported as a file's, an error naming the variable.
+// resilience4j.circuitbreaker.instances.payment.slidingWindowSize, and
+// RESILIENCE4J_RETRY_INSTANCES_PAYMENT_RETRYEXCEPTIONS_0 (the index between underscores,
+// Spring's rule) retryExceptions[0]; a list from the environment replaces the file's whole, as
+// in Spring. An instance the environment alone declares is created like the file's. Their
+// values are read and reported as a file's, an error naming the variable.
 //
 // # Reload
 //

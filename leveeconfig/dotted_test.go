@@ -15,6 +15,7 @@ func TestDottedTopLevelKey(t *testing.T) {
   instances:
     payment:
       slidingWindowSize: 5
+      minimumNumberOfCalls: 5
 `)
 	require.NoError(t, err)
 	assert.Equal(t, []string{"payment"}, c.Names(registry.CircuitBreaker))

@@ -20,7 +20,10 @@ const envPrefix = "RESILIENCE4J_"
 //
 // The variable is <prefix>_<SECTION>_<INSTANCES|CONFIGS>_<NAME>_<KEY>, in upper case without
 // dashes; NAME (which may hold underscores) matches a name of the file whatever its case,
-// dashes and underscores, and is lower-cased otherwise, as Spring binds it. A list is comma-separated.
+// dashes and underscores, and is lower-cased otherwise, as Spring binds it. A list is
+// comma-separated, or given by index with the index between underscores, Spring's rule for an
+// indexed property in a variable (RESILIENCE4J_RETRY_INSTANCES_PAYMENT_RETRYEXCEPTIONS_0 is
+// retryExceptions[0]); as in Spring, a list from the environment replaces the file's whole.
 func (ps *parser) env(environ []string) {
 	for _, kv := range environ {
 		name, val, ok := strings.Cut(kv, "=")
@@ -41,6 +44,14 @@ func (ps *parser) env(environ []string) {
 			if rest[0] == "CONFIGS" {
 				into, group = sec.configs, "configs"
 			}
+			key := rest[len(rest)-1]
+			if last := len(rest) - 1; len(rest) >= 4 && isDigits(rest[last]) {
+				if sp, ok := spec(sec.spec.pattern, norm(rest[last-1])); ok && sp.kind == kList {
+					// Spring's form of an index in a variable: the index between underscores.
+					key = rest[last-1] + "[" + rest[last] + "]"
+					rest = rest[:last]
+				}
+			}
 			written := strings.Join(rest[1:len(rest)-1], "_")
 			var e *entry
 			for n, cand := range into {
@@ -53,7 +64,7 @@ func (ps *parser) env(environ []string) {
 				e = &entry{name: n, path: join(sec.prefix, group+"."+n), src: src, props: props{}}
 				into[n] = e
 			}
-			ps.key(sec.spec.pattern, e, rest[len(rest)-1], e.path, src, node)
+			ps.key(sec.spec.pattern, e, key, e.path, src, node)
 		case len(rest) == 2 && rest[0] == "TAGS":
 			sec.tags[strings.ToLower(rest[1])] = val
 		case len(rest) == 1 && sec.spec.order != "" && rest[0] == strings.ToUpper(sec.spec.order):

@@ -46,12 +46,15 @@ func TestEnvironmentOverridesTheFile(t *testing.T) {
 
 	var ws []string
 	for _, w := range c.Warnings {
-		ws = append(ws, w.String())
+		ws = append(ws, w.Level.String()+": "+w.String())
 	}
 	assert.Equal(t, []string{
-		"testdata/application.yml:5: resilience4j.circuitbreaker.instances.payment.registerHealthIndicator: ignored: levee has no Spring health indicator (leveestatus reports every registered instance)",
-		"env RESILIENCE4J_RATELIMITER_INSTANCES_PAYMENT_GATEWAY_REGISTERHEALTHINDICATOR: resilience4j.ratelimiter.instances.payment_gateway.registerHealthIndicator: ignored: levee has no Spring health indicator (leveestatus reports every registered instance)",
-		"env RESILIENCE4J_RATELIMITER_RATELIMITERASPECTORDER: only rateLimiterAspectOrder of the 5 aspect orders set; the others keep Spring's defaults (Integer.MAX_VALUE-4 to Integer.MAX_VALUE), so the order is RateLimiter(Retry(CircuitBreaker(TimeLimiter(Bulkhead(call)))))",
+		"likely mistake: env RESILIENCE4J_RATELIMITER_INSTANCES_PAYMENT_GATEWAY_LIMITFORPERIOD: resilience4j.ratelimiter.instances.payment_gateway.limitForPeriod: " +
+			"limitRefreshPeriod is not set: Resilience4j's default cycle is 500ns, so 5 calls are permitted every 500ns; set limitRefreshPeriod (e.g. 1s)",
+		"note: env RESILIENCE4J_RATELIMITER_INSTANCES_PAYMENT_GATEWAY_LIMITFORPERIOD: resilience4j.ratelimiter.instances.payment_gateway.limitForPeriod: " +
+			"timeoutDuration is not set: a call waits up to Resilience4j's default 5s for a permission",
+		"note: env RESILIENCE4J_RATELIMITER_INSTANCES_PAYMENT_GATEWAY_REGISTERHEALTHINDICATOR: resilience4j.ratelimiter.instances.payment_gateway.registerHealthIndicator: ignored: leveestatus's health lists circuit breakers only",
+		"note: env RESILIENCE4J_RATELIMITER_RATELIMITERASPECTORDER: only rateLimiterAspectOrder of the 5 aspect orders set; the others keep Spring's defaults (circuitBreakerAspectOrder: 2147483644 (Integer.MAX_VALUE-3), retryAspectOrder: 2147483643 (Integer.MAX_VALUE-4), bulkheadAspectOrder: 2147483647 (Integer.MAX_VALUE), timeLimiterAspectOrder: 2147483646 (Integer.MAX_VALUE-1)), so the order is RateLimiter(Retry(CircuitBreaker(TimeLimiter(Bulkhead(call)))))",
 	}, ws)
 }
 
@@ -65,7 +68,7 @@ func TestEnvironmentErrorsNameTheVariable(t *testing.T) {
 	}})
 	assert.EqualError(t, err, `env RESILIENCE4J_CIRCUITBREAKER_INSTANCES_PAYMENT_SLIDINGWINDOWSIZE: resilience4j.circuitbreaker.instances.payment.slidingWindowSize: "twenty" is not an integer: must be at least 1
 env RESILIENCE4J_RETRY_INSTANCES_PAYMENT_MAXATTEMPT: resilience4j.retry.instances.payment.MAXATTEMPT: unknown key of retry; did you mean maxAttempts?
-env RESILIENCE4J_RETRY_INSTANCES_PAYMENT_RETRYEXCEPTIONS: resilience4j.retry.instances.payment.retryExceptions: unknown exception class "demo.r4j.Nope": map it to a Go error in Options.Errors
+env RESILIENCE4J_RETRY_INSTANCES_PAYMENT_RETRYEXCEPTIONS: resilience4j.retry.instances.payment.retryExceptions: unknown exception class "demo.r4j.Nope": map it in Options.Errors to a Go error (a sentinel, matched with errors.Is) or to levee.ErrorType[*T]() (a type, matched with errors.As), write a built-in class (java.io.IOException, java.net.ConnectException, ...: see the package documentation), or skip it with ignoreClassBindingExceptions: true
 env RESILIENCE4J_RETRY_PAYMENT: names no key of resilience4j.retry: use RESILIENCE4J_RETRY_INSTANCES_<NAME>_<KEY> or RESILIENCE4J_RETRY_CONFIGS_<NAME>_<KEY>
 env RESILIENCE4J_SCHEDULER_X: names no section of resilience4j: levee reads circuitbreaker, retry, bulkhead, thread-pool-bulkhead, ratelimiter, timelimiter`, err.Error())
 }

@@ -46,7 +46,7 @@ resilience4j:
 	assert.Equal(t, `app.yml:7: resilience4j.circuitbreaker.instances.payment.slidingWindowSize: "ten" is not an integer: must be at least 1
 app.yml:8: resilience4j.circuitbreaker.instances.payment.slidingWindowType: must be COUNT_BASED or TIME_BASED, got "SLIDING"
 app.yml:9: resilience4j.circuitbreaker.instances.payment.sliding-window-size: set twice (first on line 7)
-app.yml:10: resilience4j.circuitbreaker.instances.payment.ignoreExceptions: unknown exception class "demo.r4j.Unknown": map it to a Go error in Options.Errors
+app.yml:11: resilience4j.circuitbreaker.instances.payment.ignoreExceptions[0]: unknown exception class "demo.r4j.Unknown": map it in Options.Errors to a Go error (a sentinel, matched with errors.Is) or to levee.ErrorType[*T]() (a type, matched with errors.As), write a built-in class (java.io.IOException, java.net.ConnectException, ...: see the package documentation), or skip it with ignoreClassBindingExceptions: true
 app.yml:12: resilience4j.circuitbreaker.instances.payment.waitDurationInOpenState: invalid duration "3 seconds": use 100ms, 3s, PT3S or milliseconds
 app.yml:13: resilience4j.circuitbreaker.instances.payment.recordFailurePredicate: names a Java class, which levee cannot load; set the Go function with registry.InstanceConfig.Tune
 app.yml:15: resilience4j.retry.backends: Resilience4j 1's name for instances, removed in 2: use instances
@@ -78,8 +78,8 @@ func TestLoadErrorsOfSyntaxAndShape(t *testing.T) {
 	_, err = load(t, "resilience4j: 3\n")
 	assert.EqualError(t, err, `app.yml:1: resilience4j: must be a mapping of keys, got the value "3"`)
 
-	_, err = load(t, "resilience4j: {}\n---\nresilience4j: {}\n")
-	assert.EqualError(t, err, "app.yml:2: a second YAML document: Spring profiles are not supported, give one file per environment")
+	_, err = load(t, "resilience4j: {}\n---\nspring.config.activate.on-profile: prod & eu\nresilience4j: {}\n")
+	assert.EqualError(t, err, `app.yml:3: spring.config.activate.on-profile: profile expression "prod & eu": levee reads profile names, lists of them and !name`)
 
 	_, err = leveeconfig.Load(filepath.Join(t.TempDir(), "missing.yml"), leveeconfig.Options{})
 	assert.ErrorIs(t, err, os.ErrNotExist)
@@ -88,7 +88,7 @@ func TestLoadErrorsOfSyntaxAndShape(t *testing.T) {
 func TestNilErrorInTheTableIsRefused(t *testing.T) {
 	_, err := leveeconfig.Parse("app.yml", []byte(instance("retry", "retryExceptions: [demo.X]")),
 		leveeconfig.Options{Errors: map[string]error{"demo.X": nil}, Environ: []string{}})
-	assert.EqualError(t, err, `app.yml:5: resilience4j.retry.instances.x.retryExceptions: unknown exception class "demo.X": map it to a Go error in Options.Errors`)
+	assert.EqualError(t, err, `app.yml:5: resilience4j.retry.instances.x.retryExceptions[0]: exception class "demo.X" is mapped to a nil error in Options.Errors`)
 }
 
 func TestEmptyFileAndOtherKeys(t *testing.T) {

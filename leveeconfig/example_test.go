@@ -119,3 +119,64 @@ func ExampleParseDuration() {
 	// PT0.5S 500ms
 	// 2d 48h0m0s
 }
+
+// ReloadReport says what a reload applied, beside what it could not.
+func ExampleConfig_ReloadReport() {
+	opts := leveeconfig.Options{Environ: []string{}}
+	cfg, _ := leveeconfig.Parse("v1.yml", []byte(`resilience4j:
+  ratelimiter:
+    instances:
+      search:
+        limitForPeriod: 10
+        limitRefreshPeriod: 1s
+        timeoutDuration: 0
+`), opts)
+	reg, _ := cfg.Registry()
+	next, _ := leveeconfig.Parse("v2.yml", []byte(`resilience4j:
+  ratelimiter:
+    instances:
+      search:
+        limitForPeriod: 20
+        limitRefreshPeriod: 2s
+        timeoutDuration: 0
+`), leveeconfig.Options{Environ: []string{"RESILIENCE4J_BULKHEAD_INSTANCES_AUDIT_MAXCONCURRENTCALLS=4"}})
+	rep, _ := cfg.ReloadReport(reg, next)
+	for _, ch := range rep.Applied {
+		fmt.Println("applied:", ch)
+	}
+	for _, u := range rep.Unchanged {
+		fmt.Println("unchanged:", u.Pattern, u.Name, u.Key)
+	}
+	// Output:
+	// applied: bulkhead audit created (env RESILIENCE4J_BULKHEAD_INSTANCES_AUDIT_MAXCONCURRENTCALLS)
+	// applied: ratelimiter search limitForPeriod 10 -> 20 (v2.yml:5)
+	// unchanged: ratelimiter search limitRefreshPeriod
+}
+
+// A document with spring.config.activate.on-profile applies for its profile only; the active
+// profiles come from Options.Profiles or SPRING_PROFILES_ACTIVE, as in Spring. Indexed
+// variables give a list entry by entry.
+func ExampleParse_profiles() {
+	file := []byte(`resilience4j.retry.instances.payment:
+  maxAttempts: 3
+  waitDuration: 100MS
+---
+spring.config.activate.on-profile: prod
+resilience4j.retry.instances.payment.maxAttempts: 5
+`)
+	for _, environ := range [][]string{
+		{},
+		{"SPRING_PROFILES_ACTIVE=prod", "RESILIENCE4J_RETRY_INSTANCES_PAYMENT_RETRYEXCEPTIONS_0=java.io.IOException"},
+	} {
+		cfg, err := leveeconfig.Parse("application.yml", file, leveeconfig.Options{Environ: environ})
+		if err != nil {
+			fmt.Println(err)
+			continue
+		}
+		r := cfg.Retries.Instances["payment"]
+		fmt.Println(cfg.Profiles, r.MaxAttempts, r.WaitDuration, len(r.RetryErrors))
+	}
+	// Output:
+	// [default] 3 100ms 0
+	// [prod] 5 100ms 2
+}

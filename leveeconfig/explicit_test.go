@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -214,7 +215,7 @@ resilience4j:
 	assert.Equal(t, retry.Config{
 		MaxAttempts:          5,
 		WaitDuration:         time.Second,
-		RetryErrors:          []error{timelimiter.ErrTimeout},
+		RetryErrors:          []error{timelimiter.ErrTimeout, context.DeadlineExceeded, os.ErrDeadlineExceeded},
 		RetryRejections:      []error{circuitbreaker.ErrCallNotPermitted},
 		FailAfterMaxAttempts: true,
 	}, c.Retries.Instances["x"])

@@ -98,7 +98,7 @@ func TestBaseConfigErrors(t *testing.T) {
 `)
 	assert.EqualError(t, err, "app.yml:5: resilience4j.retry.configs.a.baseConfig: a cycle of baseConfig: b -> a -> b\n"+
 		"app.yml:7: resilience4j.retry.configs.b.baseConfig: a cycle of baseConfig: a -> b -> a\n"+
-		"app.yml:10: resilience4j.retry.instances.x.baseConfig: names no entry of resilience4j.retry.configs (have: a, b)")
+		"app.yml:10: resilience4j.retry.instances.x.baseConfig: \"missing\" names no entry of resilience4j.retry.configs (have: a, b)")
 }
 
 func TestBadValueOfABaseIsReportedOnce(t *testing.T) {
@@ -115,3 +115,37 @@ func TestBadValueOfABaseIsReportedOnce(t *testing.T) {
 }
 
 func sortedKeys[V any](m map[string]V) []string { return slices.Sorted(maps.Keys(m)) }
+
+// configs.default lies beneath a baseConfig for the retry (and the other registries but the
+// breaker's), as Resilience4j builds their named configs from the default config; the
+// breaker's instance gets its base config's keys alone.
+func TestDefaultBeneathBaseConfigPerPattern(t *testing.T) {
+	c, err := load(t, `resilience4j:
+  retry:
+    configs:
+      default:
+        maxAttempts: 5
+        waitDuration: 1s
+      fast:
+        waitDuration: 10ms
+    instances:
+      x:
+        baseConfig: fast
+  circuitbreaker:
+    configs:
+      default:
+        slidingWindowSize: 20
+        minimumNumberOfCalls: 20
+      strict:
+        failureRateThreshold: 10
+    instances:
+      x:
+        baseConfig: strict
+`)
+	require.NoError(t, err)
+	r := c.Retries.Instances["x"]
+	assert.Equal(t, []any{5, 10 * time.Millisecond}, []any{r.MaxAttempts, r.WaitDuration}, "default beneath fast")
+	cb := c.CircuitBreakers.Instances["x"]
+	assert.Equal(t, []any{0, 0, float32(10)}, []any{cb.SlidingWindowSize, cb.MinimumNumberOfCalls, cb.FailureRateThreshold},
+		"the breaker's base alone: Resilience4j's defaults for the rest")
+}

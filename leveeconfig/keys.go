@@ -1,6 +1,7 @@
 package leveeconfig
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/levee-go/levee/registry"
@@ -32,17 +33,58 @@ type keySpec struct {
 }
 
 const (
-	whyHealth = "ignored: levee has no Spring health indicator (leveestatus reports every registered instance)"
-	whyBuffer = "ignored: levee's event streams take their buffer per subscription (Events(ctx, buffer))"
+	whyHealth = "ignored: leveestatus's health lists circuit breakers only"
 	whyStack  = "ignored: Go errors carry no stack trace"
 	whyEvents = "ignored: levee's events are always available to subscribers"
 	whyProps  = "ignored: Go passes values along in the call's context.Context"
 	refuseFn  = "names a Java class, which levee cannot load; set the Go function with registry.InstanceConfig.Tune"
 )
 
+// The keys several patterns share, each written once.
+var (
+	// keyEventBuffer sizes what leveestatus keeps of the instance's events (Config.StatusOptions).
+	keyEventBuffer = keySpec{name: "eventConsumerBufferSize", kind: kInt}
+	keyStackTrace  = keySpec{name: "writableStackTraceEnabled", kind: kBool, ignored: whyStack}
+	keyIgnore      = keySpec{name: "ignoreExceptions", kind: kList}
+	// keyClassBinding makes an unknown exception class a warning, skipped, instead of an error.
+	keyClassBinding = keySpec{name: "ignoreClassBindingExceptions", kind: kBool}
+	// keyBreakerHealth are the breaker's health keys, which Config.StatusOptions turns into
+	// leveestatus options; the rate limiter's are ignored, leveestatus' health having no
+	// rate limiters.
+	keyBreakerHealth = []keySpec{
+		{name: "registerHealthIndicator", kind: kBool},
+		{name: "allowHealthIndicatorToFail", kind: kBool},
+	}
+	keyHealth = []keySpec{
+		{name: "registerHealthIndicator", kind: kBool, ignored: whyHealth},
+		{name: "allowHealthIndicatorToFail", kind: kBool, ignored: whyHealth},
+	}
+)
+
+// backoffKeys are the wait-interval keys of the breaker and the retry, whose maximum is
+// named maxWait.
+func backoffKeys(maxWait string) []keySpec {
+	return []keySpec{
+		{name: "enableExponentialBackoff", kind: kBool, def: "false"},
+		{name: "exponentialBackoffMultiplier", kind: kFloat, def: "1.5"},
+		{name: maxWait, kind: kDuration},
+		{name: "enableRandomizedWait", kind: kBool, def: "false"},
+		{name: "randomizedWaitFactor", kind: kFloat, def: "0.5"},
+	}
+}
+
+// javaFunctions are keys naming Java code, refused.
+func javaFunctions(names ...string) []keySpec {
+	out := make([]keySpec, len(names))
+	for i, n := range names {
+		out[i] = keySpec{name: n, kind: kString, refused: refuseFn}
+	}
+	return out
+}
+
 // specs are the instance keys of each pattern, as Resilience4j 2's Spring Boot properties.
 var specs = map[registry.Pattern][]keySpec{
-	registry.CircuitBreaker: {
+	registry.CircuitBreaker: slices.Concat([]keySpec{
 		{name: "failureRateThreshold", kind: kFloat, def: "50"},
 		{name: "slowCallRateThreshold", kind: kFloat, def: "100"},
 		{name: "slowCallDurationThreshold", kind: kDuration, def: "60s"},
@@ -53,44 +95,25 @@ var specs = map[registry.Pattern][]keySpec{
 		{name: "permittedNumberOfCallsInHalfOpenState", kind: kInt, def: "10"},
 		{name: "maxWaitDurationInHalfOpenState", kind: kDuration, def: "0"},
 		{name: "automaticTransitionFromOpenToHalfOpenEnabled", kind: kBool, def: "false"},
-		{name: "enableExponentialBackoff", kind: kBool, def: "false"},
-		{name: "exponentialBackoffMultiplier", kind: kFloat, def: "1.5"},
-		{name: "exponentialMaxWaitDurationInOpenState", kind: kDuration, def: ""},
-		{name: "enableRandomizedWait", kind: kBool, def: "false"},
-		{name: "randomizedWaitFactor", kind: kFloat, def: "0.5"},
-		{name: "recordExceptions", kind: kList, def: ""},
-		{name: "ignoreExceptions", kind: kList, def: ""},
-		{name: "recordFailurePredicate", kind: kString, refused: refuseFn},
-		{name: "ignoreExceptionPredicate", kind: kString, refused: refuseFn},
-		{name: "recordResultPredicate", kind: kString, refused: refuseFn},
-		{name: "registerHealthIndicator", kind: kBool, ignored: whyHealth},
-		{name: "allowHealthIndicatorToFail", kind: kBool, ignored: whyHealth},
-		{name: "eventConsumerBufferSize", kind: kInt, ignored: whyBuffer},
-		{name: "writableStackTraceEnabled", kind: kBool, ignored: whyStack},
-	},
-	registry.Retry: {
+	}, backoffKeys("exponentialMaxWaitDurationInOpenState"),
+		[]keySpec{{name: "recordExceptions", kind: kList}, keyIgnore, keyClassBinding},
+		javaFunctions("recordFailurePredicate", "ignoreExceptionPredicate", "recordResultPredicate"),
+		keyBreakerHealth, []keySpec{keyEventBuffer, keyStackTrace}),
+	registry.Retry: slices.Concat([]keySpec{
 		{name: "maxAttempts", kind: kInt, def: "3"},
 		{name: "waitDuration", kind: kDuration, def: "500ms"},
-		{name: "enableExponentialBackoff", kind: kBool, def: "false"},
-		{name: "exponentialBackoffMultiplier", kind: kFloat, def: "1.5"},
-		{name: "exponentialMaxWaitDuration", kind: kDuration, def: ""},
-		{name: "enableRandomizedWait", kind: kBool, def: "false"},
-		{name: "randomizedWaitFactor", kind: kFloat, def: "0.5"},
-		{name: "retryExceptions", kind: kList, def: ""},
-		{name: "ignoreExceptions", kind: kList, def: ""},
+	}, backoffKeys("exponentialMaxWaitDuration"), []keySpec{
+		{name: "retryExceptions", kind: kList},
+		keyIgnore,
+		keyClassBinding,
 		{name: "failAfterMaxAttempts", kind: kBool, def: "false"},
-		{name: "retryExceptionPredicate", kind: kString, refused: refuseFn},
-		{name: "resultPredicate", kind: kString, refused: refuseFn},
-		{name: "intervalBiFunction", kind: kString, refused: refuseFn},
-		{name: "consumeResultBeforeRetryAttempt", kind: kString, refused: refuseFn},
-		{name: "eventConsumerBufferSize", kind: kInt, ignored: whyBuffer},
-	},
+	}, javaFunctions("retryExceptionPredicate", "resultPredicate", "intervalBiFunction",
+		"consumeResultBeforeRetryAttempt"), []keySpec{keyEventBuffer}),
 	registry.Bulkhead: {
 		{name: "maxConcurrentCalls", kind: kInt, def: "25"},
 		{name: "maxWaitDuration", kind: kDuration, def: "0"},
 		{name: "fairCallHandlingStrategyEnabled", kind: kBool, def: "true"},
-		{name: "eventConsumerBufferSize", kind: kInt, ignored: whyBuffer},
-		{name: "writableStackTraceEnabled", kind: kBool, ignored: whyStack},
+		keyEventBuffer, keyStackTrace,
 	},
 	registry.WorkerPool: {
 		{name: "coreThreadPoolSize", kind: kInt, def: "max(NumCPU-1, 1)"},
@@ -98,24 +121,20 @@ var specs = map[registry.Pattern][]keySpec{
 		{name: "queueCapacity", kind: kInt, def: "100"},
 		{name: "keepAliveDuration", kind: kDuration, def: "20ms"},
 		{name: "contextPropagators", kind: kList, ignored: whyProps},
-		{name: "eventConsumerBufferSize", kind: kInt, ignored: whyBuffer},
-		{name: "writableStackTraceEnabled", kind: kBool, ignored: whyStack},
+		keyEventBuffer, keyStackTrace,
 	},
-	registry.RateLimiter: {
+	registry.RateLimiter: slices.Concat([]keySpec{
 		{name: "limitForPeriod", kind: kInt, def: "50"},
 		{name: "limitRefreshPeriod", kind: kDuration, def: "500ns"},
 		{name: "timeoutDuration", kind: kDuration, def: "5s"},
-		{name: "drainPermissionsOnResult", kind: kString, refused: refuseFn},
-		{name: "registerHealthIndicator", kind: kBool, ignored: whyHealth},
-		{name: "allowHealthIndicatorToFail", kind: kBool, ignored: whyHealth},
+	}, javaFunctions("drainPermissionsOnResult"), keyHealth, []keySpec{
 		{name: "subscribeForEvents", kind: kBool, ignored: whyEvents},
-		{name: "eventConsumerBufferSize", kind: kInt, ignored: whyBuffer},
-		{name: "writableStackTraceEnabled", kind: kBool, ignored: whyStack},
-	},
+		keyEventBuffer, keyStackTrace,
+	}),
 	registry.TimeLimiter: {
 		{name: "timeoutDuration", kind: kDuration, def: "1s"},
 		{name: "cancelRunningFuture", kind: kBool, def: "true"},
-		{name: "eventConsumerBufferSize", kind: kInt, ignored: whyBuffer},
+		keyEventBuffer,
 	},
 }
 

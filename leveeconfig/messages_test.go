@@ -10,7 +10,7 @@ import (
 
 func TestBaseConfigWithNoConfigsSaysThereAreNone(t *testing.T) {
 	_, err := load(t, instance("retry", "baseConfig: shared"))
-	assert.EqualError(t, err, "app.yml:5: resilience4j.retry.instances.x.baseConfig: names no entry of resilience4j.retry.configs (there are none)")
+	assert.EqualError(t, err, "app.yml:5: resilience4j.retry.instances.x.baseConfig: \"shared\" names no entry of resilience4j.retry.configs (there are none)")
 }
 
 func TestIntegerOutOfIntRangeReportsTheKeysRange(t *testing.T) {

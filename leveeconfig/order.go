@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/levee-go/levee"
@@ -42,8 +43,10 @@ func DescribeOrder(order []registry.Pattern) string {
 }
 
 // order reads the aspect-order keys: the patterns sorted by their order, lowest (outermost)
-// first, as Spring's Ordered; equal orders keep Spring's default order among themselves.
-// Setting some of the keys but not all is accepted with a warning naming the result: the
+// first, as Spring's Ordered. Two equal orders (set, or one set equal to another's default)
+// are refused, naming both keys: Spring sorts equal orders arbitrarily, so the pipeline
+// would be whatever the bean order happened to be. Setting some of the keys but not all is
+// accepted with a warning naming each key left at its default and the value it took: the
 // numbers are absolute, so one key alone moves its pattern against the defaults of the others
 // (Integer.MAX_VALUE-4 for Retry to Integer.MAX_VALUE for Bulkhead).
 func (ps *parser) order() []registry.Pattern {
@@ -75,22 +78,45 @@ func (ps *parser) order() []registry.Pattern {
 	for i, o := range ords {
 		out[i] = o.p
 	}
+	for i := 1; i < len(ords); i++ {
+		if a, b := ords[i-1], ords[i]; a.val == b.val && (a.set != nil || b.set != nil) {
+			v := firstSet(b.set, a.set)
+			ps.fail(v.src, "", "%s and %s are both %d: Spring orders equal aspect orders arbitrarily, give them different values",
+				describeOrderKey(a.p, a.set), describeOrderKey(b.p, b.set), a.val)
+		}
+	}
 	if len(set) > 0 && len(set) < len(ords) {
 		slices.SortFunc(set, func(a, b *value) int { return sourceCmp(a.src, b.src) })
-		var keys []string
+		var keys, defaults []string
 		for _, v := range set {
 			keys = append(keys, v.spec.name)
 		}
-		ps.warn(set[0].src, "", "only %s of the 5 aspect orders set; the others keep Spring's defaults "+
-			"(Integer.MAX_VALUE-4 to Integer.MAX_VALUE), so the order is %s", strings.Join(keys, ", "), DescribeOrder(out))
-	}
-	for i := 1; i < len(ords); i++ {
-		if ords[i].val == ords[i-1].val && (ords[i].set != nil || ords[i-1].set != nil) {
-			ps.warn(firstSet(ords[i].set, ords[i-1].set).src, "", "%s and %s have the same aspect order %d, which Spring leaves undefined; "+
-				"levee keeps the default order between them: %s", javaNames[ords[i-1].p], javaNames[ords[i].p], ords[i].val, DescribeOrder(out))
+		for _, s := range sections {
+			if s.order != "" && ps.sections[s.pattern].order == nil {
+				java := "Integer.MAX_VALUE"
+				if d := lowestPrecedence - s.defaultOrder; d > 0 {
+					java += "-" + strconv.Itoa(d)
+				}
+				defaults = append(defaults, fmt.Sprintf("%s: %d (%s)", s.order, s.defaultOrder, java))
+			}
 		}
+		ps.warn(set[0].src, "", "only %s of the 5 aspect orders set; the others keep Spring's defaults (%s), so the order is %s",
+			strings.Join(keys, ", "), strings.Join(defaults, ", "), DescribeOrder(out))
 	}
 	return out
+}
+
+// describeOrderKey names a pattern's aspect-order key and where it was set, or "(default)".
+func describeOrderKey(p registry.Pattern, set *value) string {
+	for _, s := range sections {
+		if s.pattern == p {
+			if set == nil {
+				return s.order + " (default)"
+			}
+			return s.order + " (" + set.src.String() + ")"
+		}
+	}
+	return string(p)
 }
 
 func firstSet(a, b *value) *value {

@@ -91,22 +91,36 @@ func TestSomeAspectOrdersOnlyIsAWarningNamingTheOrder(t *testing.T) {
 		registry.TimeLimiter, registry.Bulkhead}, c.Order)
 	require.Len(t, c.Warnings, 1)
 	assert.Equal(t, "app.yml:3: only circuitBreakerAspectOrder of the 5 aspect orders set; the others keep Spring's defaults "+
-		"(Integer.MAX_VALUE-4 to Integer.MAX_VALUE), so the order is CircuitBreaker(Retry(RateLimiter(TimeLimiter(Bulkhead(call)))))",
+		"(retryAspectOrder: 2147483643 (Integer.MAX_VALUE-4), bulkheadAspectOrder: 2147483647 (Integer.MAX_VALUE), "+
+		"rateLimiterAspectOrder: 2147483645 (Integer.MAX_VALUE-2), timeLimiterAspectOrder: 2147483646 (Integer.MAX_VALUE-1)), "+
+		"so the order is CircuitBreaker(Retry(RateLimiter(TimeLimiter(Bulkhead(call)))))",
 		c.Warnings[0].String())
 	received, _, _, _ := sixBrokenRequests(t, c)
 	assert.Equal(t, 18, received)
 }
 
-func TestEqualAspectOrdersAreAWarning(t *testing.T) {
-	c, err := load(t, `resilience4j:
+// Equal aspect orders are refused, naming both keys: Spring's order between them is arbitrary.
+func TestEqualAspectOrdersAreRefused(t *testing.T) {
+	_, err := load(t, `resilience4j:
   circuitbreaker:
     circuitBreakerAspectOrder: 2147483643
 `)
-	require.NoError(t, err)
-	assert.Equal(t, "Retry(CircuitBreaker(RateLimiter(TimeLimiter(Bulkhead(call)))))", leveeconfig.DescribeOrder(c.Order))
-	require.Len(t, c.Warnings, 2)
-	assert.Equal(t, "app.yml:3: Retry and CircuitBreaker have the same aspect order 2147483643, which Spring leaves undefined; "+
-		"levee keeps the default order between them: Retry(CircuitBreaker(RateLimiter(TimeLimiter(Bulkhead(call)))))", c.Warnings[1].String())
+	assert.EqualError(t, err, "app.yml:3: retryAspectOrder (default) and circuitBreakerAspectOrder (app.yml:3) are both 2147483643: "+
+		"Spring orders equal aspect orders arbitrarily, give them different values")
+	_, err = load(t, `resilience4j:
+  retry:
+    retryAspectOrder: 1
+  circuitbreaker:
+    circuitBreakerAspectOrder: 1
+  ratelimiter:
+    rateLimiterAspectOrder: 3
+  timelimiter:
+    timeLimiterAspectOrder: 4
+  bulkhead:
+    bulkheadAspectOrder: 5
+`)
+	assert.EqualError(t, err, "app.yml:5: retryAspectOrder (app.yml:3) and circuitBreakerAspectOrder (app.yml:5) are both 1: "+
+		"Spring orders equal aspect orders arbitrarily, give them different values")
 }
 
 func TestAspectOrderMustBeAnInteger(t *testing.T) {

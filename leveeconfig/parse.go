@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -21,7 +23,47 @@ type value struct {
 	scalar string
 	list   []string
 	src    Source
+	// items are where each entry of list was written, when it was written on a line of
+	// its own (a YAML sequence, an indexed key or variable); nil for a comma-separated value.
+	items []Source
+	// indexed holds the entries written with their index (retryExceptions[0] in a file,
+	// ..._RETRYEXCEPTIONS_0 in the environment) until finishIndexes makes list of them.
+	indexed map[int]indexedItem
 }
+
+// indexedItem is one entry of a list written by index.
+type indexedItem struct {
+	name string
+	src  Source
+	path string
+}
+
+// itemSrc is where entry i of the list was written: its own line, or the key's.
+func (v *value) itemSrc(i int) Source {
+	if i < len(v.items) {
+		return v.items[i]
+	}
+	return v.src
+}
+
+// itemPath names entry i of the list: key[i], or the key for a comma-separated value.
+func (v *value) itemPath(i int) string {
+	if i < len(v.items) {
+		return fmt.Sprintf("%s[%d]", strings.TrimSuffix(v.path, indexSuffix(v.path)), i)
+	}
+	return v.path
+}
+
+// indexSuffix returns the "[N]" a path ends with, or "".
+func indexSuffix(path string) string {
+	if m := indexedKey.FindStringSubmatch(path); m != nil {
+		return "[" + m[2] + "]"
+	}
+	return ""
+}
+
+// indexedKey is a key written with a list index, as Spring's indexed form: retryExceptions[0].
+var indexedKey = regexp.MustCompile(`^(.*)\[(\d+)\]$`)
 
 // text renders the value as Settings shows it.
 func (v *value) text() string {
@@ -54,10 +96,14 @@ type rawSection struct {
 
 // parser turns a file and the environment into rawSections, collecting every error.
 type parser struct {
-	file     string
-	sections map[registry.Pattern]*rawSection
-	errs     []error
-	warns    []Warning
+	file string
+	// profiles are the active profiles; profileFile says that file is application-{p}.yml.
+	profiles    []string
+	profileFile bool
+	sawSection  bool // a document read had a resilience4j key
+	sections    map[registry.Pattern]*rawSection
+	errs        []error
+	warns       []Warning
 }
 
 func newParser(file string) *parser {
@@ -81,6 +127,11 @@ func (ps *parser) warn(src Source, path, format string, args ...any) {
 	ps.warns = append(ps.warns, Warning{Source: src, Path: path, Msg: fmt.Sprintf(format, args...)})
 }
 
+// mistake records a warning of level LikelyMistake.
+func (ps *parser) mistake(src Source, path, format string, args ...any) {
+	ps.warns = append(ps.warns, Warning{Source: src, Path: path, Msg: fmt.Sprintf(format, args...), Level: LikelyMistake})
+}
+
 // pairs returns a mapping's keys and values, refusing a key given twice (in any of Spring's
 // spellings).
 func (ps *parser) pairs(n *yaml.Node, path string) [][2]*yaml.Node {
@@ -96,6 +147,7 @@ func (ps *parser) pairs(n *yaml.Node, path string) [][2]*yaml.Node {
 	}
 	var out [][2]*yaml.Node
 	seen := map[string]int{}
+	values := map[string]*yaml.Node{}
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := n.Content[i], n.Content[i+1]
 		if k.Tag == "!!merge" {
@@ -103,16 +155,63 @@ func (ps *parser) pairs(n *yaml.Node, path string) [][2]*yaml.Node {
 			continue
 		}
 		if first, dup := seen[norm(k.Value)]; dup {
-			ps.fail(ps.at(k), join(path, k.Value), "set twice (first on line %d)", first)
+			if sameAfterBinding(values[norm(k.Value)], v) {
+				ps.warn(ps.at(k), join(path, k.Value), "the same as line %d after Spring's relaxed binding: read once", first)
+				continue
+			}
+			ps.fail(ps.at(k), join(path, k.Value), "set twice (first on line %d): the two differ, and Spring's relaxed "+
+				"binding makes the names one", first)
 			continue
 		}
 		seen[norm(k.Value)] = k.Line
+		values[norm(k.Value)] = v
 		if v.Kind == yaml.AliasNode {
 			v = v.Alias
 		}
 		out = append(out, [2]*yaml.Node{k, v})
 	}
 	return out
+}
+
+// sameAfterBinding reports whether two values bind to the same thing: equal scalars (spaces
+// trimmed), equal lists, or mappings with the same keys, compared as norm folds them, holding
+// the same values.
+func sameAfterBinding(a, b *yaml.Node) bool {
+	if a == nil || b == nil {
+		return false
+	}
+	if a.Kind == yaml.AliasNode {
+		a = a.Alias
+	}
+	if b.Kind == yaml.AliasNode {
+		b = b.Alias
+	}
+	if a.Kind != b.Kind || len(a.Content) != len(b.Content) {
+		return false
+	}
+	switch a.Kind {
+	case yaml.ScalarNode:
+		return strings.TrimSpace(a.Value) == strings.TrimSpace(b.Value)
+	case yaml.SequenceNode:
+		for i := range a.Content {
+			if !sameAfterBinding(a.Content[i], b.Content[i]) {
+				return false
+			}
+		}
+		return true
+	case yaml.MappingNode:
+		bv := map[string]*yaml.Node{}
+		for i := 0; i+1 < len(b.Content); i += 2 {
+			bv[norm(b.Content[i].Value)] = b.Content[i+1]
+		}
+		for i := 0; i+1 < len(a.Content); i += 2 {
+			if !sameAfterBinding(a.Content[i+1], bv[norm(a.Content[i].Value)]) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
 }
 
 func describe(n *yaml.Node) string {
@@ -137,36 +236,37 @@ func join(path, key string) string {
 // yamlLine finds the line in the parser's errors: "line 3: mapping values are not allowed".
 var yamlLine = regexp.MustCompile(`^line (\d+): (.*)$`)
 
-// parse reads data: the document's resilience4j key; every other top-level key belongs to
-// someone else and is left alone.
+// parse reads data, one file of one or more YAML documents: the resilience4j key of each
+// document that applies to the active profiles (see activeDoc), in the file's order, a later
+// document's keys over an earlier one's, as Spring loads a multi-document file. Every other
+// top-level key belongs to someone else and is left alone.
 func (ps *parser) parse(data []byte) {
 	dec := yaml.NewDecoder(bytes.NewReader(data))
-	var doc yaml.Node
-	if err := dec.Decode(&doc); err != nil {
-		if errors.Is(err, io.EOF) {
-			ps.noSection()
+	for {
+		var doc yaml.Node
+		if err := dec.Decode(&doc); err != nil {
+			if errors.Is(err, io.EOF) {
+				return
+			}
+			msg, line := strings.TrimPrefix(err.Error(), "yaml: "), 0
+			if m := yamlLine.FindStringSubmatch(msg); m != nil {
+				line, _ = strconv.Atoi(m[1])
+				msg = m[2]
+			}
+			ps.fail(Source{File: ps.file, Line: line}, "", "%s", msg)
 			return
 		}
-		msg, line := strings.TrimPrefix(err.Error(), "yaml: "), 0
-		if m := yamlLine.FindStringSubmatch(msg); m != nil {
-			line, _ = strconv.Atoi(m[1])
-			msg = m[2]
-		}
-		ps.fail(Source{File: ps.file, Line: line}, "", "%s", msg)
-		return
+		ps.document(&doc)
 	}
-	var more yaml.Node
-	if err := dec.Decode(&more); err == nil {
-		ps.fail(ps.at(&more), "", "a second YAML document: Spring profiles are not supported, give one file per environment")
-		return
-	}
+}
+
+// document reads one YAML document of the file.
+func (ps *parser) document(doc *yaml.Node) {
 	if len(doc.Content) == 0 {
-		ps.noSection()
 		return
 	}
 	root := doc.Content[0]
 	if root.Kind == yaml.ScalarNode && root.Tag == "!!null" {
-		ps.noSection()
 		return
 	}
 	if root.Kind == yaml.AliasNode {
@@ -174,6 +274,9 @@ func (ps *parser) parse(data []byte) {
 	}
 	if root.Kind != yaml.MappingNode {
 		ps.fail(ps.at(root), "", "must be a mapping of keys, got %s", describe(root))
+		return
+	}
+	if !ps.activeDoc(root) {
 		return
 	}
 	// Only the keys of resilience4j are read, whether written nested or dotted
@@ -186,18 +289,96 @@ func (ps *parser) parse(data []byte) {
 		}
 	}
 	if len(ours.Content) == 0 {
-		ps.noSection()
 		return
 	}
+	ps.sawSection = true
 	for _, kv := range ps.pairs(ps.expand(ours, "", 0), "") {
 		ps.resilience4j(kv[1], kv[0].Value)
 	}
 }
 
+// activeDoc reports whether a document applies to the active profiles: a document without
+// spring.config.activate.on-profile always does; one with it when one of the profiles it
+// names is active ("prod", "prod, eu" or a list), or, for "!prod", when prod is not, as
+// Spring's profile expressions. Spring's & and | operators are refused with an error, as is a
+// profile document in a profile-specific file (Spring refuses that too).
+func (ps *parser) activeDoc(root *yaml.Node) bool {
+	n, at := findPath(root, "spring", "config", "activate", "on-profile")
+	if n == nil {
+		return true
+	}
+	path := "spring.config.activate.on-profile"
+	if ps.profileFile {
+		ps.fail(ps.at(at), path, "not allowed in a profile-specific file (%s), as in Spring", ps.file)
+		return false
+	}
+	var exprs []string
+	switch n.Kind {
+	case yaml.ScalarNode:
+		exprs = strings.Split(n.Value, ",")
+	case yaml.SequenceNode:
+		for _, item := range n.Content {
+			exprs = append(exprs, item.Value)
+		}
+	}
+	for _, e := range exprs {
+		e = strings.TrimSpace(e)
+		switch {
+		case e == "":
+			continue
+		case strings.ContainsAny(e, "&|()"):
+			ps.fail(ps.at(n), path, "profile expression %q: levee reads profile names, lists of them and !name", e)
+			return false
+		case strings.HasPrefix(e, "!"):
+			if !slices.Contains(ps.profiles, strings.TrimSpace(e[1:])) {
+				return true
+			}
+		case slices.Contains(ps.profiles, e):
+			return true
+		}
+	}
+	return false
+}
+
+// findPath finds the value under the keys of path in mapping n, written nested, dotted or
+// mixed (spring.config: {activate.on-profile: x}); it returns the value and its key node.
+func findPath(n *yaml.Node, path ...string) (*yaml.Node, *yaml.Node) {
+	if n.Kind == yaml.AliasNode {
+		n = n.Alias
+	}
+	if n.Kind != yaml.MappingNode {
+		return nil, nil
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], n.Content[i+1]
+		segs := strings.Split(k.Value, ".")
+		if len(segs) > len(path) {
+			continue
+		}
+		match := true
+		for j, seg := range segs {
+			if norm(seg) != norm(path[j]) {
+				match = false
+				break
+			}
+		}
+		if !match {
+			continue
+		}
+		if len(segs) == len(path) {
+			return v, k
+		}
+		if found, key := findPath(v, path[len(segs):]...); found != nil {
+			return found, key
+		}
+	}
+	return nil, nil
+}
+
 // noSection warns of a file without a resilience4j key, which is valid YAML but configures
 // nothing: most likely the wrong file, or a section under a misspelt key.
 func (ps *parser) noSection() {
-	ps.warn(Source{File: ps.file}, "", "no resilience4j section: the file configures no instance")
+	ps.mistake(Source{File: ps.file}, "", "no resilience4j section: the file configures no instance")
 }
 
 // expand returns mapping n with its dotted keys expanded into nested mappings, as Spring's
@@ -217,11 +398,23 @@ func (ps *parser) expand(n *yaml.Node, path string, depth int) *yaml.Node {
 		return n
 	}
 	out := &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map", Line: n.Line, Column: n.Column}
+	literal := map[string]int{} // a key written twice in this mapping, as written
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := n.Content[i], n.Content[i+1]
 		if v.Kind == yaml.AliasNode {
 			v = v.Alias
 		}
+		if first, dup := literal[k.Value]; dup && k.Tag != "!!merge" {
+			// Spring's YAML loader refuses a duplicate key; the same block twice binds alike.
+			if sameAfterBinding(n.Content[first+1], v) {
+				ps.warn(ps.at(k), join(path, k.Value), "the same as line %d: read once", n.Content[first].Line)
+			} else {
+				ps.fail(ps.at(k), join(path, k.Value), "written twice in one mapping (first on line %d), "+
+					"which Spring's YAML loader refuses", n.Content[first].Line)
+			}
+			continue
+		}
+		literal[k.Value] = i
 		if k.Tag == "!!merge" {
 			out.Content = append(out.Content, k, v) // refused by pairs
 			continue
@@ -276,10 +469,19 @@ func (ps *parser) put(m, key, val *yaml.Node, path string) *yaml.Node {
 			m.Content[i+1] = val
 			return val
 		case val.Kind == yaml.MappingNode && old.Kind == yaml.MappingNode:
+			if isEntryPath(path) && springMapKey(m.Content[i].Value) != springMapKey(key.Value) {
+				// Two instance names that levee's folding makes one, which Spring keeps apart.
+				ps.fail(ps.at(key), path, "%q and %q (line %d) are one name to levee but two instances to Spring, "+
+					"which keeps a name's case and dashes: write one spelling", key.Value, m.Content[i].Value, m.Content[i].Line)
+				return nil
+			}
 			for j := 0; j+1 < len(val.Content); j += 2 {
 				ps.put(old, val.Content[j], val.Content[j+1], join(path, val.Content[j].Value))
 			}
 			return old
+		}
+		if sameAfterBinding(old, val) {
+			return nil // the same value twice binds alike
 		}
 		ps.fail(ps.at(key), path, "set twice (first on line %d)", m.Content[i].Line)
 		return nil
@@ -289,6 +491,29 @@ func (ps *parser) put(m, key, val *yaml.Node, path string) *yaml.Node {
 		return nil
 	}
 	return val
+}
+
+// springMapKey is a map key as Spring binds it from a file: "If the key is not surrounded by
+// [], any characters that are not alpha-numeric, - or . are removed" (Spring Boot's
+// reference, Binding Maps); its case and dashes are kept, so payment and Payment, or
+// pay-ment, are distinct instances to Spring, and pay_ment is payment.
+func springMapKey(k string) string {
+	if strings.HasPrefix(k, "[") && strings.HasSuffix(k, "]") {
+		return k
+	}
+	return strings.Map(func(r rune) rune {
+		if r == '-' || r == '.' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' {
+			return r
+		}
+		return -1
+	}, k)
+}
+
+// isEntryPath reports whether path names an entry: resilience4j.<section>.instances.NAME or
+// .configs.NAME.
+func isEntryPath(path string) bool {
+	segs := strings.Split(path, ".")
+	return len(segs) == 4 && (norm(segs[2]) == "instances" || norm(segs[2]) == "configs")
 }
 
 func isEmpty(n *yaml.Node) bool { return n.Kind == yaml.ScalarNode && n.Tag == "!!null" }
@@ -417,6 +642,86 @@ func orderKey(s sectionSpec) string {
 	return " and " + s.order
 }
 
+// indexedEntry stores key[index], an entry of a list key written by its index, as Spring's
+// indexed form. As in Spring, a list comes whole from one source: indexes in the
+// environment replace the file's list, and the file's indexes are not mixed with the key's
+// plain list.
+func (ps *parser) indexedEntry(pat registry.Pattern, e *entry, key, index, path string, src Source, n *yaml.Node) {
+	p := join(path, key+"["+index+"]")
+	sp, ok := spec(pat, norm(key))
+	if !ok {
+		known := []string{}
+		for _, sp := range specs[pat] {
+			if sp.kind == kList {
+				known = append(known, sp.name)
+			}
+		}
+		ps.fail(src, p, "unknown list key of %s%s", pat, didYouMean(key, known))
+		return
+	}
+	if sp.kind != kList {
+		ps.fail(src, p, "%s is not a list: an index applies to a list key only", sp.name)
+		return
+	}
+	if src.Env != "" {
+		p = join(path, sp.name+"["+index+"]")
+	}
+	i, err := strconv.Atoi(index)
+	if err != nil || i > 1<<16 {
+		ps.fail(src, p, "index %s is out of range", index)
+		return
+	}
+	if n.Kind != yaml.ScalarNode || n.Tag == "!!null" || strings.TrimSpace(n.Value) == "" {
+		ps.fail(src, p, "a list entry must be one name, got %s", describe(n))
+		return
+	}
+	v := e.props[sp.name]
+	switch {
+	case v == nil, v.src.Env == "" && src.Env != "":
+		// new, or the environment replacing the file's list whole
+		v = &value{path: join(path, sp.name), spec: sp, src: src, indexed: map[int]indexedItem{}}
+		e.props[sp.name] = v
+	case v.indexed == nil:
+		ps.fail(src, p, "conflicts with %s (%s): write the list either whole or by index", v.path, v.src)
+		return
+	}
+	if old, dup := v.indexed[i]; dup {
+		ps.fail(src, p, "set twice (first at %s)", old.src)
+		return
+	}
+	v.indexed[i] = indexedItem{name: strings.TrimSpace(n.Value), src: src, path: p}
+	if sourceCmp(src, v.src) < 0 {
+		v.src = src
+	}
+}
+
+// finishIndexes turns the lists written by index into lists, refusing a gap: Spring binds
+// key[0], key[1], ... while they follow each other, and refuses an index left unbound.
+func (ps *parser) finishIndexes() {
+	for _, sec := range ps.sections {
+		for _, group := range []map[string]*entry{sec.configs, sec.instances} {
+			for _, e := range group {
+				for _, v := range e.props {
+					if v.indexed == nil {
+						continue
+					}
+					idx := slices.Sorted(maps.Keys(v.indexed))
+					for want, i := range idx {
+						if i != want {
+							it := v.indexed[i]
+							ps.fail(it.src, it.path, "index %d without index %d: a list's indexes run from 0 without a gap, as Spring binds them", i, want)
+							break
+						}
+						v.list = append(v.list, v.indexed[i].name)
+						v.items = append(v.items, v.indexed[i].src)
+					}
+					v.src = v.indexed[idx[0]].src
+				}
+			}
+		}
+	}
+}
+
 // entry reads configs.NAME or instances.NAME.
 func (ps *parser) entry(sec *rawSection, into map[string]*entry, k, n *yaml.Node, path string) {
 	name := k.Value
@@ -425,8 +730,12 @@ func (ps *parser) entry(sec *rawSection, into map[string]*entry, k, n *yaml.Node
 		ps.fail(ps.at(k), p, "an empty name")
 		return
 	}
-	e := &entry{name: name, path: p, src: ps.at(k), props: props{}}
-	into[name] = e
+	// An entry of an earlier document (a profile's) is merged into: its keys over the earlier's.
+	e := into[name]
+	if e == nil {
+		e = &entry{name: name, path: p, src: ps.at(k), props: props{}}
+		into[name] = e
+	}
 	if n.Kind == yaml.ScalarNode && n.Tag == "!!null" {
 		return // "payment:" alone: an instance with the defaults
 	}
@@ -438,6 +747,10 @@ func (ps *parser) entry(sec *rawSection, into map[string]*entry, k, n *yaml.Node
 // key stores one instance key, from a node of the file or (node nil) from a variable's text.
 func (ps *parser) key(pat registry.Pattern, e *entry, written, path string, src Source, n *yaml.Node) {
 	p := join(path, written)
+	if m := indexedKey.FindStringSubmatch(written); m != nil {
+		ps.indexedEntry(pat, e, m[1], m[2], path, src, n)
+		return
+	}
 	f := norm(written)
 	var sp keySpec
 	if f == "baseconfig" {
@@ -470,6 +783,10 @@ func (ps *parser) key(pat registry.Pattern, e *entry, written, path string, src 
 		}
 	case n.Kind == yaml.ScalarNode:
 		v.scalar = n.Value
+		if strings.TrimSpace(n.Value) == "" && sp.kind != kList {
+			ps.fail(src, p, "empty value")
+			return
+		}
 	case n.Kind == yaml.SequenceNode && sp.kind == kList:
 		for _, item := range n.Content {
 			if item.Kind != yaml.ScalarNode {
@@ -477,6 +794,7 @@ func (ps *parser) key(pat registry.Pattern, e *entry, written, path string, src 
 				return
 			}
 			v.list = append(v.list, strings.TrimSpace(item.Value))
+			v.items = append(v.items, ps.at(item))
 		}
 	default:
 		ps.fail(src, p, "must be a single value, got %s", describe(n))

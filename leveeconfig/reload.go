@@ -51,9 +51,97 @@ const (
 // (for example, a rate limiter whose limitRefreshPeriod differs); the changes that could be
 // made are made.
 func (c *Config) Reload(r *registry.Registry, next *Config) ([]Unchanged, error) {
-	if c == nil || next == nil || r == nil || c.settings == nil || next.settings == nil {
-		return nil, errors.New("leveeconfig: Reload needs a registry and two Configs made by Load or Parse")
+	un, _, err := c.reloadAll(r, next)
+	return un, err
+}
+
+// Change is one change of a new configuration that Config.ReloadReport made: a key of an
+// existing instance, or (Key "") an instance created.
+type Change struct {
+	// Pattern and Name name the instance.
+	Pattern registry.Pattern
+	Name    string
+	// Key is the Spring key whose value changed, "" for an instance created.
+	Key string
+	// From and To are the values before and after ("" for a key that was or is unset and
+	// has no default); for an instance created, From is "" and To "created".
+	From, To string
+	// Source is where the new value was set: the file's line or the variable (an instance
+	// an environment variable alone declares is reported as the file's are).
+	Source Source
+}
+
+// String returns e.g. "circuitbreaker payment slidingWindowSize 10 -> 20 (app.yml:5)".
+func (ch Change) String() string {
+	if ch.Key == "" {
+		return fmt.Sprintf("%s %s created (%s)", ch.Pattern, ch.Name, ch.Source)
 	}
+	return fmt.Sprintf("%s %s %s %s -> %s (%s)", ch.Pattern, ch.Name, ch.Key, ch.From, ch.To, ch.Source)
+}
+
+// ReloadReport is what Config.ReloadReport did: the changes made and those it could not make.
+type ReloadReport struct {
+	Applied   []Change
+	Unchanged []Unchanged
+}
+
+// ReloadReport is Reload, reporting what it applied as well as what it could not: every
+// created instance and every changed key of an existing instance that Reload made, in
+// pattern and key order, with where the new value comes from. A change of an instance whose
+// reload failed (the returned error names it) is not in Applied.
+func (c *Config) ReloadReport(r *registry.Registry, next *Config) (ReloadReport, error) {
+	un, failed, err := c.reloadAll(r, next)
+	rep := ReloadReport{Unchanged: un}
+	if next == nil || c == nil || next.settings == nil || c.settings == nil || r == nil {
+		return rep, err
+	}
+	kept := map[[3]string]bool{}
+	for _, u := range un {
+		kept[[3]string{string(u.Pattern), u.Name, u.Key}] = true
+	}
+	for _, s := range sections {
+		p := s.pattern
+		for _, name := range next.Names(p) {
+			if failed[key3(p, name)] {
+				continue
+			}
+			if !c.declares(p, name) {
+				rep.Applied = append(rep.Applied, Change{Pattern: p, Name: name, To: "created", Source: next.instanceSource(p, name)})
+				continue
+			}
+			src := map[string]Source{}
+			for _, st := range next.Settings(p, name) {
+				src[st.Key] = st.Source
+			}
+			for _, d := range c.diff(next, p, name) {
+				if !kept[[3]string{string(p), name, d.Key}] {
+					rep.Applied = append(rep.Applied, Change{Pattern: p, Name: name, Key: d.Key, From: d.From, To: d.To, Source: src[d.Key]})
+				}
+			}
+		}
+	}
+	return rep, err
+}
+
+func key3(p registry.Pattern, name string) string { return string(p) + "\x00" + name }
+
+// instanceSource is where an instance was declared: its first key's source.
+func (c *Config) instanceSource(p registry.Pattern, name string) Source {
+	var first Source
+	for _, v := range c.settings[p][name] {
+		if first == (Source{}) || sourceCmp(v.src, first) < 0 {
+			first = v.src
+		}
+	}
+	return first
+}
+
+// reloadAll is Reload, also returning the instances whose reload failed.
+func (c *Config) reloadAll(r *registry.Registry, next *Config) ([]Unchanged, map[string]bool, error) {
+	if c == nil || next == nil || r == nil || c.settings == nil || next.settings == nil {
+		return nil, nil, errors.New("leveeconfig: Reload needs a registry and two Configs made by Load or Parse")
+	}
+	failed := map[string]bool{}
 	c.reload.Lock()
 	defer c.reload.Unlock()
 	var un []Unchanged
@@ -107,6 +195,7 @@ func (c *Config) Reload(r *registry.Registry, next *Config) ([]Unchanged, error)
 				err = reloadRateLimiter(r, name, next.RateLimiters.Instances[name], diff, &un)
 			}
 			if err != nil {
+				failed[key3(p, name)] = true
 				errs = append(errs, fmt.Errorf("leveeconfig: reloading %s %q: %w", p, name, err))
 			}
 		}
@@ -119,7 +208,7 @@ func (c *Config) Reload(r *registry.Registry, next *Config) ([]Unchanged, error)
 	if !slices.Equal(c.Order, next.Order) {
 		un = append(un, Unchanged{From: DescribeOrder(c.Order), To: DescribeOrder(next.Order), Reason: orderKept})
 	}
-	return un, errors.Join(errs...)
+	return un, failed, errors.Join(errs...)
 }
 
 func (c *Config) declares(p registry.Pattern, name string) bool {

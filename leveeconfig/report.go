@@ -61,6 +61,28 @@ type Warning struct {
 	Source Source
 	Path   string
 	Msg    string
+	// Level says how much the warning deserves a look: a Note (a key levee accepts without a
+	// counterpart, a default worth knowing) or a LikelyMistake (a key that has no effect as
+	// written, a default that is rarely what the file meant).
+	Level Level
+}
+
+// Level grades a Warning.
+type Level int
+
+const (
+	// Note is a warning about a choice that is most likely deliberate.
+	Note Level = iota
+	// LikelyMistake is a warning about a setting that most likely does not do what was meant.
+	LikelyMistake
+)
+
+// String returns "note" or "likely mistake".
+func (l Level) String() string {
+	if l == LikelyMistake {
+		return "likely mistake"
+	}
+	return "note"
 }
 
 // String renders the warning as an Error renders an error.

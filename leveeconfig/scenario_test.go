@@ -114,9 +114,7 @@ func TestApplicationYmlLoadsAsIs(t *testing.T) {
 
 	assert.Equal(t, []registry.Pattern{registry.Retry, registry.CircuitBreaker, registry.RateLimiter,
 		registry.TimeLimiter, registry.Bulkhead}, cfg.Order)
-	require.Len(t, cfg.Warnings, 1)
-	assert.Equal(t, "testdata/application.yml:5: resilience4j.circuitbreaker.instances.payment.registerHealthIndicator: "+
-		"ignored: levee has no Spring health indicator (leveestatus reports every registered instance)", cfg.Warnings[0].String())
+	assert.Empty(t, cfg.Warnings, "registerHealthIndicator is honoured through StatusOptions")
 }
 
 // TestApplicationYmlScenarioAToD runs the scenario's steps A to D through instances built

@@ -11,9 +11,11 @@ import (
 
 // ParseDuration reads a duration in any form a Spring Boot configuration file accepts, and in
 // Go's: a bare integer is milliseconds (Spring's default unit for a Duration, so
-// "maxWaitDuration: 0" is 0 and "waitDuration: 100" is 100ms); Go's form ("100ms", "1m30s",
-// "3s", "1.5s"); Spring's simple form with the day unit ("2d"); and ISO-8601 as Java's
-// Duration.parse ("PT3S", "PT0.5S", "P1DT2H"). Negative durations are refused: no key of
+// "maxWaitDuration: 0" is 0 and "waitDuration: 100" is 100ms); Spring's simple form, an
+// integer and one of the units ns, us, ms, s, m, h, d in any case ("3S", "1M" is one minute,
+// "500MS"), as Spring's DurationStyle; Go's form ("1m30s", "1.5s", case-sensitive as Go's
+// time.ParseDuration); and ISO-8601 as Java's Duration.parse, in any case ("PT3S", "pt0.5s",
+// "P1DT2H"). Negative durations are refused: no key of
 // Resilience4j accepts one.
 func ParseDuration(s string) (time.Duration, error) {
 	s = strings.TrimSpace(s)
@@ -33,13 +35,18 @@ func ParseDuration(s string) (time.Duration, error) {
 		d = time.Duration(ms) * time.Millisecond
 	case s[0] == 'P' || s[0] == 'p' || ((s[0] == '-' || s[0] == '+') && len(s) > 1 && (s[1] == 'P' || s[1] == 'p')):
 		d, err = parseISO(s)
-	case strings.HasSuffix(s, "d") && isDigits(s[:len(s)-1]):
-		var days int64
-		days, err = strconv.ParseInt(s[:len(s)-1], 10, 64)
-		if err != nil || days > math.MaxInt64/int64(24*time.Hour) {
+	case simpleDuration.MatchString(s):
+		m := simpleDuration.FindStringSubmatch(s)
+		unit, ok := simpleUnits[strings.ToLower(m[2])]
+		if !ok {
+			return 0, fmt.Errorf("unknown unit %q in duration %q: use ns, us, ms, s, m, h or d, in any case", m[2], s)
+		}
+		var n int64
+		n, err = strconv.ParseInt(m[1], 10, 64)
+		if err != nil || n > math.MaxInt64/int64(unit) {
 			return 0, fmt.Errorf("duration %q is out of range", s)
 		}
-		d = time.Duration(days) * 24 * time.Hour
+		d = time.Duration(n) * unit
 	default:
 		d, err = time.ParseDuration(s)
 		if err != nil {
@@ -53,6 +60,16 @@ func ParseDuration(s string) (time.Duration, error) {
 		return 0, fmt.Errorf("duration %q is negative", s)
 	}
 	return d, nil
+}
+
+// simpleDuration is Spring's DurationStyle.SIMPLE: an integer and a unit of one or two
+// letters, matched in any case (Spring's Unit.fromSuffix compares with equalsIgnoreCase).
+var simpleDuration = regexp.MustCompile(`^\+?(\d+)([a-zA-Z]{1,2})$`)
+
+// simpleUnits are the units of Spring's simple style, by their lower-case suffix.
+var simpleUnits = map[string]time.Duration{
+	"ns": time.Nanosecond, "us": time.Microsecond, "ms": time.Millisecond,
+	"s": time.Second, "m": time.Minute, "h": time.Hour, "d": 24 * time.Hour,
 }
 
 func isDigits(s string) bool {

@@ -32,6 +32,17 @@ func TestParseDuration(t *testing.T) {
 		"P1DT2H":      26 * time.Hour,
 		" 250ms ":     250 * time.Millisecond,
 		"PT0.000001S": time.Microsecond,
+		// Spring's simple style matches its unit in any case, as DurationStyle.
+		"3S":     3 * time.Second,
+		"1M":     time.Minute,
+		"500MS":  500 * time.Millisecond,
+		"500Ms":  500 * time.Millisecond,
+		"10US":   10 * time.Microsecond,
+		"7NS":    7,
+		"2H":     2 * time.Hour,
+		"2D":     48 * time.Hour,
+		"+5s":    5 * time.Second,
+		"p1dt2h": 26 * time.Hour,
 	} {
 		got, err := leveeconfig.ParseDuration(in)
 		require.NoError(t, err, in)
@@ -54,6 +65,9 @@ func TestParseDurationRefuses(t *testing.T) {
 		"99999999999d":            `duration "99999999999d" is out of range`,
 		"PT99999999999999999999S": `ISO-8601 duration "PT99999999999999999999S" is out of range`,
 		"9223372036854775807":     `duration "9223372036854775807" is out of range`,
+		"3x":                      `unknown unit "x" in duration "3x": use ns, us, ms, s, m, h or d, in any case`,
+		"3SEC":                    `invalid duration "3SEC": use 100ms, 3s, PT3S or milliseconds`,
+		"9999999999999999999H":    `duration "9999999999999999999H" is out of range`,
 	} {
 		_, err := leveeconfig.ParseDuration(in)
 		assert.EqualError(t, err, msg, in)

@@ -25,7 +25,9 @@
 //	                                                        last 2 minutes (Micrometer's decaying
 //	                                                        maximum: 3 buckets rotated every 40s)
 //	resilience4j_circuitbreaker_not_permitted_calls_total{kind="not_permitted"}
-//	                                                        counter of refused calls
+//	                                                        counter of refused calls: of NOT_PERMITTED
+//	                                                        events, cumulative, as Micrometer's (see
+//	                                                        "Refused calls" below)
 //	resilience4j_circuitbreaker_buffered_calls{kind}        gauge: successful, failed calls in the window
 //	resilience4j_circuitbreaker_slow_calls{kind}            gauge: slow successful, failed calls in the window
 //	resilience4j_circuitbreaker_failure_rate                gauge: percent, -1 below the minimum number of calls
@@ -47,6 +49,17 @@
 // 0–1 ratios, and two gauges of the thread-pool bulkhead end in _count, a suffix Prometheus
 // reserves for histograms and summaries (promlint reports them); the names are kept so that
 // existing dashboards work.
+//
+// # Refused calls
+//
+// Resilience4j counts a breaker's refused calls twice, with two meanings, and levee keeps
+// both: the actuator's notPermittedCalls (leveestatus' /circuitbreakers) is
+// circuitbreaker.Metrics.NumberOfNotPermittedCalls, the count of the current state, which
+// every transition but one into OPEN starts again from 0 and which counts FORCED_OPEN's
+// refusals; Micrometer's resilience4j_circuitbreaker_not_permitted_calls_total here counts
+// NOT_PERMITTED events, cumulative across transitions (use rate() on it), and not FORCED_OPEN's
+// refusals, a state that publishes no event. After 3 refusals in OPEN and a transition to
+// HALF_OPEN, the first is 0 and the second 3.
 //
 // # Cost
 //
@@ -75,8 +88,13 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/levee-go/levee/async"
+	"github.com/levee-go/levee/bulkhead"
 	"github.com/levee-go/levee/circuitbreaker"
+	"github.com/levee-go/levee/ratelimiter"
 	"github.com/levee-go/levee/registry"
+	"github.com/levee-go/levee/retry"
+	"github.com/levee-go/levee/timelimiter"
 )
 
 // Option configures a Collector.
@@ -298,11 +316,7 @@ func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 		return
 	}
 	c.collectCircuitBreakers(ch)
-	c.collectRetries(ch)
-	c.collectBulkheads(ch)
-	c.collectWorkerPools(ch)
-	c.collectRateLimiters(ch)
-	c.collectTimeLimiters(ch)
+	c.collectOthers(ch)
 }
 
 // series emits the metrics of one instance: name and tag values are fixed, the extra label
@@ -333,13 +347,9 @@ func (s series) values(extra ...string) []string {
 	return append(out, s.tags...)
 }
 
-func (s series) gauge(f *family, v float64, extra ...string) {
-	m, err := prometheus.NewConstMetric(s.c.descs[f], prometheus.GaugeValue, v, s.values(extra...)...)
-	s.send(f, m, err)
-}
-
-func (s series) counter(f *family, v float64, extra ...string) {
-	m, err := prometheus.NewConstMetric(s.c.descs[f], prometheus.CounterValue, v, s.values(extra...)...)
+// emit sends one sample of family f, of the family's type.
+func (s series) emit(f *family, v float64, extra ...string) {
+	m, err := prometheus.NewConstMetric(s.c.descs[f], f.typ, v, s.values(extra...)...)
 	s.send(f, m, err)
 }
 
@@ -358,6 +368,38 @@ var states = []circuitbreaker.State{
 	circuitbreaker.Disabled, circuitbreaker.ForcedOpen, circuitbreaker.MetricsOnly,
 }
 
+// reading is one sample each instance of a pattern sends: its family, the value of the
+// family's extra label ("" for none) and how to read it from the instance's metrics M.
+type reading[M any] struct {
+	f     *family
+	extra string
+	read  func(M) float64
+}
+
+// collectEach sends readings of every instance of one pattern: insts, named by name, whose
+// metrics are read once per instance and scrape.
+func collectEach[T any, M any](c *Collector, ch chan<- prometheus.Metric, p registry.Pattern,
+	insts []T, name func(T) string, metrics func(T) M, readings []reading[M]) {
+	for _, inst := range insts {
+		s := c.series(ch, p, name(inst))
+		sendReadings(s, metrics(inst), readings)
+	}
+}
+
+// sendReadings sends the samples readings take from m.
+func sendReadings[M any](s series, m M, readings []reading[M]) {
+	for _, r := range readings {
+		if r.extra == "" {
+			s.emit(r.f, r.read(m))
+		} else {
+			s.emit(r.f, r.read(m), r.extra)
+		}
+	}
+}
+
+// num turns an integer figure into a sample's value.
+func num[N int | int64](n N) float64 { return float64(n) }
+
 func (c *Collector) collectCircuitBreakers(ch chan<- prometheus.Metric) {
 	for _, cb := range c.reg.CircuitBreakers() {
 		s := c.series(ch, registry.CircuitBreaker, cb.Name())
@@ -367,7 +409,7 @@ func (c *Collector) collectCircuitBreakers(ch chan<- prometheus.Metric) {
 			if st == m.State {
 				v = 1
 			}
-			s.gauge(&famState, v, strings.ToLower(st.String()))
+			s.emit(&famState, v, strings.ToLower(st.String()))
 		}
 		c.mu.Lock()
 		b := c.breakers[cb]
@@ -383,67 +425,58 @@ func (c *Collector) collectCircuitBreakers(ch chan<- prometheus.Metric) {
 			s.send(&famCalls, m, err)
 		}
 		for k, kind := range callKinds {
-			s.gauge(&famCallsMax, b.max[k].poll(now).Seconds(), kind)
+			s.emit(&famCallsMax, b.max[k].poll(now).Seconds(), kind)
 		}
-		s.counter(&famNotPermitted, float64(b.notPermitted.Load()), "not_permitted")
-		s.gauge(&famBuffered, float64(m.NumberOfFailedCalls), "failed")
-		s.gauge(&famBuffered, float64(m.NumberOfSuccessfulCalls), "successful")
-		s.gauge(&famSlow, float64(m.NumberOfSlowSuccessfulCalls), "successful")
-		s.gauge(&famSlow, float64(m.NumberOfSlowFailedCalls), "failed")
-		s.gauge(&famFailureRate, float64(m.FailureRate))
-		s.gauge(&famSlowCallRate, float64(m.SlowCallRate))
+		s.emit(&famNotPermitted, float64(b.notPermitted.Load()), "not_permitted")
+		sendReadings(s, m, breakerReadings)
 	}
 }
 
-func (c *Collector) collectRetries(ch chan<- prometheus.Metric) {
-	for _, r := range c.reg.Retries() {
-		s := c.series(ch, registry.Retry, r.Name())
-		m := r.Metrics()
-		s.counter(&famRetryCalls, float64(m.NumberOfSuccessfulCallsWithoutRetryAttempt), "successful_without_retry")
-		s.counter(&famRetryCalls, float64(m.NumberOfSuccessfulCallsWithRetryAttempt), "successful_with_retry")
-		s.counter(&famRetryCalls, float64(m.NumberOfFailedCallsWithoutRetryAttempt), "failed_without_retry")
-		s.counter(&famRetryCalls, float64(m.NumberOfFailedCallsWithRetryAttempt), "failed_with_retry")
+// The samples read from each instance's Metrics, in the order they are sent.
+var (
+	breakerReadings = []reading[circuitbreaker.Metrics]{
+		{&famBuffered, "failed", func(m circuitbreaker.Metrics) float64 { return num(m.NumberOfFailedCalls) }},
+		{&famBuffered, "successful", func(m circuitbreaker.Metrics) float64 { return num(m.NumberOfSuccessfulCalls) }},
+		{&famSlow, "successful", func(m circuitbreaker.Metrics) float64 { return num(m.NumberOfSlowSuccessfulCalls) }},
+		{&famSlow, "failed", func(m circuitbreaker.Metrics) float64 { return num(m.NumberOfSlowFailedCalls) }},
+		{&famFailureRate, "", func(m circuitbreaker.Metrics) float64 { return float64(m.FailureRate) }},
+		{&famSlowCallRate, "", func(m circuitbreaker.Metrics) float64 { return float64(m.SlowCallRate) }},
 	}
-}
+	retryReadings = []reading[retry.Metrics]{
+		{&famRetryCalls, "successful_without_retry", func(m retry.Metrics) float64 { return num(m.NumberOfSuccessfulCallsWithoutRetryAttempt) }},
+		{&famRetryCalls, "successful_with_retry", func(m retry.Metrics) float64 { return num(m.NumberOfSuccessfulCallsWithRetryAttempt) }},
+		{&famRetryCalls, "failed_without_retry", func(m retry.Metrics) float64 { return num(m.NumberOfFailedCallsWithoutRetryAttempt) }},
+		{&famRetryCalls, "failed_with_retry", func(m retry.Metrics) float64 { return num(m.NumberOfFailedCallsWithRetryAttempt) }},
+	}
+	bulkheadReadings = []reading[bulkhead.Metrics]{
+		{&famBHAvailable, "", func(m bulkhead.Metrics) float64 { return num(m.AvailableConcurrentCalls) }},
+		{&famBHMax, "", func(m bulkhead.Metrics) float64 { return num(m.MaxAllowedConcurrentCalls) }},
+	}
+	workerPoolReadings = []reading[async.WorkerPoolMetrics]{
+		{&famWPQueueDepth, "", func(m async.WorkerPoolMetrics) float64 { return num(m.QueueDepth) }},
+		{&famWPQueueCap, "", func(m async.WorkerPoolMetrics) float64 { return num(m.QueueCapacity) }},
+		{&famWPSize, "", func(m async.WorkerPoolMetrics) float64 { return num(m.ThreadPoolSize) }},
+		{&famWPMaxSize, "", func(m async.WorkerPoolMetrics) float64 { return num(m.MaximumThreadPoolSize) }},
+		{&famWPCoreSize, "", func(m async.WorkerPoolMetrics) float64 { return num(m.CoreThreadPoolSize) }},
+		{&famWPActive, "", func(m async.WorkerPoolMetrics) float64 { return num(m.ActiveThreadCount) }},
+		{&famWPAvailable, "", func(m async.WorkerPoolMetrics) float64 { return num(m.AvailableThreadCount) }},
+	}
+	rateLimiterReadings = []reading[ratelimiter.Metrics]{
+		{&famRLAvailable, "", func(m ratelimiter.Metrics) float64 { return num(m.AvailablePermissions) }},
+		{&famRLWaiting, "", func(m ratelimiter.Metrics) float64 { return num(m.NumberOfWaitingCalls) }},
+	}
+	timeLimiterReadings = []reading[timelimiter.Metrics]{
+		{&famTLCalls, "successful", func(m timelimiter.Metrics) float64 { return num(m.NumberOfSuccessfulCalls) }},
+		{&famTLCalls, "failed", func(m timelimiter.Metrics) float64 { return num(m.NumberOfFailedCalls) }},
+		{&famTLCalls, "timeout", func(m timelimiter.Metrics) float64 { return num(m.NumberOfTimedOutCalls) }},
+	}
+)
 
-func (c *Collector) collectBulkheads(ch chan<- prometheus.Metric) {
-	for _, b := range c.reg.Bulkheads() {
-		s := c.series(ch, registry.Bulkhead, b.Name())
-		m := b.Metrics()
-		s.gauge(&famBHAvailable, float64(m.AvailableConcurrentCalls))
-		s.gauge(&famBHMax, float64(m.MaxAllowedConcurrentCalls))
-	}
-}
-
-func (c *Collector) collectWorkerPools(ch chan<- prometheus.Metric) {
-	for _, p := range c.reg.WorkerPools() {
-		s := c.series(ch, registry.WorkerPool, p.Name())
-		m := p.Metrics()
-		s.gauge(&famWPQueueDepth, float64(m.QueueDepth))
-		s.gauge(&famWPQueueCap, float64(m.QueueCapacity))
-		s.gauge(&famWPSize, float64(m.ThreadPoolSize))
-		s.gauge(&famWPMaxSize, float64(m.MaximumThreadPoolSize))
-		s.gauge(&famWPCoreSize, float64(m.CoreThreadPoolSize))
-		s.gauge(&famWPActive, float64(m.ActiveThreadCount))
-		s.gauge(&famWPAvailable, float64(m.AvailableThreadCount))
-	}
-}
-
-func (c *Collector) collectRateLimiters(ch chan<- prometheus.Metric) {
-	for _, rl := range c.reg.RateLimiters() {
-		s := c.series(ch, registry.RateLimiter, rl.Name())
-		m := rl.Metrics()
-		s.gauge(&famRLAvailable, float64(m.AvailablePermissions))
-		s.gauge(&famRLWaiting, float64(m.NumberOfWaitingCalls))
-	}
-}
-
-func (c *Collector) collectTimeLimiters(ch chan<- prometheus.Metric) {
-	for _, tl := range c.reg.TimeLimiters() {
-		s := c.series(ch, registry.TimeLimiter, tl.Name())
-		m := tl.Metrics()
-		s.counter(&famTLCalls, float64(m.NumberOfSuccessfulCalls), "successful")
-		s.counter(&famTLCalls, float64(m.NumberOfFailedCalls), "failed")
-		s.counter(&famTLCalls, float64(m.NumberOfTimedOutCalls), "timeout")
-	}
+// collectOthers sends the samples of every pattern but the breaker, pattern by pattern.
+func (c *Collector) collectOthers(ch chan<- prometheus.Metric) {
+	collectEach(c, ch, registry.Retry, c.reg.Retries(), (*retry.Retry).Name, (*retry.Retry).Metrics, retryReadings)
+	collectEach(c, ch, registry.Bulkhead, c.reg.Bulkheads(), (*bulkhead.Bulkhead).Name, (*bulkhead.Bulkhead).Metrics, bulkheadReadings)
+	collectEach(c, ch, registry.WorkerPool, c.reg.WorkerPools(), (*async.WorkerPool).Name, (*async.WorkerPool).Metrics, workerPoolReadings)
+	collectEach(c, ch, registry.RateLimiter, c.reg.RateLimiters(), (*ratelimiter.RateLimiter).Name, (*ratelimiter.RateLimiter).Metrics, rateLimiterReadings)
+	collectEach(c, ch, registry.TimeLimiter, c.reg.TimeLimiters(), (*timelimiter.TimeLimiter).Name, (*timelimiter.TimeLimiter).Metrics, timeLimiterReadings)
 }

@@ -41,33 +41,34 @@ const (
 type family struct {
 	name, help string
 	extra      string
+	typ        prometheus.ValueType // of the constant metrics sent; a summary's is unused
 }
 
 // The families, in the order Describe sends them. The HELP texts are Resilience4j's
 // descriptions; where Resilience4j describes each kind of a family apart, the text is the one
 // of the kind it registers first, which is the one Micrometer's Prometheus registry shows.
 var (
-	famState        = family{CircuitBreakerState, "The states of the circuit breaker", labelState}
-	famCalls        = family{CircuitBreakerCalls, "Total number of successful calls", labelKind}
-	famCallsMax     = family{CircuitBreakerCallsMax, "Total number of successful calls", labelKind}
-	famNotPermitted = family{CircuitBreakerNotPermittedCalls, "Total number of not permitted calls", labelKind}
-	famBuffered     = family{CircuitBreakerBufferedCalls, "The number of buffered failed calls stored in the ring buffer", labelKind}
-	famSlow         = family{CircuitBreakerSlowCalls, "The number of slow successful which were slower than a certain threshold", labelKind}
-	famFailureRate  = family{CircuitBreakerFailureRate, "The failure rate of the circuit breaker", ""}
-	famSlowCallRate = family{CircuitBreakerSlowCallRate, "The slow call of the circuit breaker", ""}
-	famRetryCalls   = family{RetryCalls, "The number of successful calls without a retry attempt", labelKind}
-	famBHAvailable  = family{BulkheadAvailableConcurrentCalls, "The number of available permissions", ""}
-	famBHMax        = family{BulkheadMaxAllowedConcurrentCalls, "The maximum number of available permissions", ""}
-	famWPQueueDepth = family{BulkheadQueueDepth, "The queue depth", ""}
-	famWPQueueCap   = family{BulkheadQueueCapacity, "The queue capacity", ""}
-	famWPSize       = family{BulkheadThreadPoolSize, "The thread pool size", ""}
-	famWPMaxSize    = family{BulkheadMaxThreadPoolSize, "The maximum thread pool size", ""}
-	famWPCoreSize   = family{BulkheadCoreThreadPoolSize, "The core thread pool size", ""}
-	famWPActive     = family{BulkheadActiveThreadCount, "The number of active threads", ""}
-	famWPAvailable  = family{BulkheadAvailableThreadCount, "The number of available threads", ""}
-	famRLAvailable  = family{RateLimiterAvailablePermissions, "The number of available permissions", ""}
-	famRLWaiting    = family{RateLimiterWaitingThreads, "The number of waiting threads", ""}
-	famTLCalls      = family{TimeLimiterCalls, "The number of successful calls", labelKind}
+	famState        = family{CircuitBreakerState, "The states of the circuit breaker", labelState, prometheus.GaugeValue}
+	famCalls        = family{CircuitBreakerCalls, "Total number of successful calls", labelKind, prometheus.UntypedValue}
+	famCallsMax     = family{CircuitBreakerCallsMax, "Total number of successful calls", labelKind, prometheus.GaugeValue}
+	famNotPermitted = family{CircuitBreakerNotPermittedCalls, "Total number of not permitted calls", labelKind, prometheus.CounterValue}
+	famBuffered     = family{CircuitBreakerBufferedCalls, "The number of buffered failed calls stored in the ring buffer", labelKind, prometheus.GaugeValue}
+	famSlow         = family{CircuitBreakerSlowCalls, "The number of slow successful which were slower than a certain threshold", labelKind, prometheus.GaugeValue}
+	famFailureRate  = family{CircuitBreakerFailureRate, "The failure rate of the circuit breaker", "", prometheus.GaugeValue}
+	famSlowCallRate = family{CircuitBreakerSlowCallRate, "The slow call of the circuit breaker", "", prometheus.GaugeValue}
+	famRetryCalls   = family{RetryCalls, "The number of successful calls without a retry attempt", labelKind, prometheus.CounterValue}
+	famBHAvailable  = family{BulkheadAvailableConcurrentCalls, "The number of available permissions", "", prometheus.GaugeValue}
+	famBHMax        = family{BulkheadMaxAllowedConcurrentCalls, "The maximum number of available permissions", "", prometheus.GaugeValue}
+	famWPQueueDepth = family{BulkheadQueueDepth, "The queue depth", "", prometheus.GaugeValue}
+	famWPQueueCap   = family{BulkheadQueueCapacity, "The queue capacity", "", prometheus.GaugeValue}
+	famWPSize       = family{BulkheadThreadPoolSize, "The thread pool size", "", prometheus.GaugeValue}
+	famWPMaxSize    = family{BulkheadMaxThreadPoolSize, "The maximum thread pool size", "", prometheus.GaugeValue}
+	famWPCoreSize   = family{BulkheadCoreThreadPoolSize, "The core thread pool size", "", prometheus.GaugeValue}
+	famWPActive     = family{BulkheadActiveThreadCount, "The number of active threads", "", prometheus.GaugeValue}
+	famWPAvailable  = family{BulkheadAvailableThreadCount, "The number of available threads", "", prometheus.GaugeValue}
+	famRLAvailable  = family{RateLimiterAvailablePermissions, "The number of available permissions", "", prometheus.GaugeValue}
+	famRLWaiting    = family{RateLimiterWaitingThreads, "The number of waiting threads", "", prometheus.GaugeValue}
+	famTLCalls      = family{TimeLimiterCalls, "The number of successful calls", labelKind, prometheus.CounterValue}
 )
 
 // Families lists the names of every metric family a Collector exports, in a fixed order.

@@ -24,10 +24,15 @@ func (h *Handler) routes() *http.ServeMux {
 	mux.HandleFunc("GET /circuitbreakers", h.serveCircuitBreakers)
 	mux.HandleFunc("GET /circuitbreakers/{name}", h.serveCircuitBreaker)
 	mux.HandleFunc("POST /circuitbreakers/{name}", h.updateCircuitBreaker)
-	mux.HandleFunc("GET /retries", h.serveRetries)
-	mux.HandleFunc("GET /bulkheads", h.serveBulkheads)
-	mux.HandleFunc("GET /ratelimiters", h.serveRateLimiters)
-	mux.HandleFunc("GET /timelimiters", h.serveTimeLimiters)
+	// As Resilience4j's endpoints, these four list names; the details are under /details/.
+	mux.HandleFunc("GET /retries", h.serveNames("retries", registry.Retry))
+	mux.HandleFunc("GET /bulkheads", h.serveNames("bulkheads", registry.Bulkhead, registry.WorkerPool))
+	mux.HandleFunc("GET /ratelimiters", h.serveNames("rateLimiters", registry.RateLimiter))
+	mux.HandleFunc("GET /timelimiters", h.serveNames("timeLimiters", registry.TimeLimiter))
+	mux.HandleFunc("GET /details/retries", h.serveRetries)
+	mux.HandleFunc("GET /details/bulkheads", h.serveBulkheads)
+	mux.HandleFunc("GET /details/ratelimiters", h.serveRateLimiters)
+	mux.HandleFunc("GET /details/timelimiters", h.serveTimeLimiters)
 
 	for _, k := range eventKinds {
 		mux.HandleFunc("GET /"+k.path, h.serveEvents(k))
@@ -114,7 +119,7 @@ func (h *Handler) updateCircuitBreaker(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, stateUpdateResult{
 		CircuitBreakerName: name,
 		CurrentState:       state,
-		Message:            fmt.Sprintf("CircuitBreaker '%s' state has been changed to %s", name, state),
+		Message:            name + " state has been changed successfully", // Resilience4j's message
 	})
 }
 
@@ -126,6 +131,22 @@ func decodeJSON(w http.ResponseWriter, r *http.Request, v any) error {
 		return fmt.Errorf("body must be a JSON object such as {\"updateState\":\"FORCE_OPEN\"}: %w", err)
 	}
 	return nil
+}
+
+// serveNames answers {key: [names]}, the names of the instances of patterns sorted, as
+// Resilience4j's RetryEndpoint, BulkheadEndpoint (semaphore and thread-pool bulkheads
+// together), RateLimiterEndpoint and TimeLimiterEndpoint.
+func (h *Handler) serveNames(key string, patterns ...registry.Pattern) http.HandlerFunc {
+	return func(w http.ResponseWriter, _ *http.Request) {
+		names := []string{}
+		for _, p := range patterns {
+			for _, inst := range h.instances(p) {
+				names = append(names, inst.name)
+			}
+		}
+		slices.Sort(names)
+		writeJSON(w, http.StatusOK, map[string]any{key: names})
+	}
 }
 
 func (h *Handler) serveRetries(w http.ResponseWriter, _ *http.Request) {
@@ -281,12 +302,18 @@ type timeLimiterEvent struct {
 
 // serveEvents answers GET /{path}, /{path}/{name} and /{path}/{name}/{eventType}: the events
 // kept of every instance, of one, or of one of one type, sorted by creation time (events of
-// the same instant keep the order of instance names, then of publication).
+// the same instant keep the order of instance names, then of publication). Each instance keeps
+// the last events of each type apart (see eventStore): /{path}/{name}/{eventType} shows up to
+// the buffer size of that type whatever the other types published since; without a type, an
+// instance shows its last buffer-size events of all types, as Resilience4j's single ring.
+// An unknown event type is 400 Bad Request.
 func (h *Handler) serveEvents(k eventKind) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		name, typ := r.PathValue("name"), strings.ToUpper(r.PathValue("eventType"))
 		if typ != "" && !slices.Contains(k.types, typ) {
-			writeError(w, r, http.StatusNotFound, fmt.Sprintf("leveestatus: no %s event type %q; the types are %s",
+			// Spring answers a path variable it cannot convert (here to the event type enum) with
+			// 400 Bad Request, as DefaultHandlerExceptionResolver does for a type mismatch.
+			writeError(w, r, http.StatusBadRequest, fmt.Sprintf("leveestatus: no %s event type %q; the types are %s",
 				k.patterns[0], r.PathValue("eventType"), strings.Join(k.types, ", ")))
 			return
 		}
@@ -299,7 +326,7 @@ func (h *Handler) serveEvents(k eventKind) http.HandlerFunc {
 				}
 				found = true
 				if w := h.watchOf(p, inst.name, inst.v); w != nil {
-					recs = append(recs, w.events.records()...)
+					recs = append(recs, w.events.records(typ)...)
 				}
 			}
 		}

@@ -85,8 +85,8 @@ func TestCircuitBreakerEvents(t *testing.T) {
 		assert.JSONEq(t, list(), get(t, s.h, "/circuitbreakerevents/payment/RESET"))
 
 		code, _, body := do(t, s.h, http.MethodGet, "/circuitbreakerevents/stock/BROKEN", "")
-		assert.Equal(t, http.StatusNotFound, code)
-		assert.JSONEq(t, `{"status":404,"error":"Not Found","path":"/circuitbreakerevents/stock/BROKEN",
+		assert.Equal(t, http.StatusBadRequest, code, "as Spring answers a path variable it cannot convert")
+		assert.JSONEq(t, `{"status":400,"error":"Bad Request","path":"/circuitbreakerevents/stock/BROKEN",
 			"message":"leveestatus: no circuitbreaker event type \"BROKEN\"; the types are SUCCESS, ERROR, IGNORED_ERROR, NOT_PERMITTED, STATE_TRANSITION, RESET, FAILURE_RATE_EXCEEDED, SLOW_CALL_RATE_EXCEEDED"}`, body)
 		code, _, body = do(t, s.h, http.MethodGet, "/circuitbreakerevents/nope", "")
 		assert.Equal(t, http.StatusNotFound, code)
@@ -102,7 +102,7 @@ func TestRetries(t *testing.T) {
 		s := newScenario(t)
 		assert.JSONEq(t, `{"retries":{"payment":{"maxAttempts":3,"numberOfSuccessfulCallsWithoutRetryAttempt":1,
 			"numberOfSuccessfulCallsWithRetryAttempt":1,"numberOfFailedCallsWithoutRetryAttempt":0,
-			"numberOfFailedCallsWithRetryAttempt":1,"numberOfTotalCalls":7}}}`, get(t, s.h, "/retries"))
+			"numberOfFailedCallsWithRetryAttempt":1,"numberOfTotalCalls":7}}}`, get(t, s.h, "/details/retries"))
 		ev := func(typ, msg string, n int) string {
 			return `{"retryName":"payment","type":"` + typ + `","creationTime":"` + t2 + `","errorMessage":"` + msg +
 				`","numberOfAttempts":` + string(rune('0'+n)) + `}`
@@ -116,7 +116,19 @@ func TestRetries(t *testing.T) {
 		code, _, _ := do(t, s.h, http.MethodGet, "/retryevents/stock", "")
 		assert.Equal(t, http.StatusNotFound, code)
 		code, _, _ = do(t, s.h, http.MethodGet, "/retryevents/payment/NOT_PERMITTED", "")
-		assert.Equal(t, http.StatusNotFound, code)
+		assert.Equal(t, http.StatusBadRequest, code)
+	})
+}
+
+// /retries, /bulkheads, /ratelimiters and /timelimiters list names, as Resilience4j's
+// endpoints (its BulkheadEndpoint lists both kinds of bulkhead in one sorted list).
+func TestNameListsAsResilience4j(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := newScenario(t)
+		assert.JSONEq(t, `{"retries":["payment"]}`, get(t, s.h, "/retries"))
+		assert.JSONEq(t, `{"bulkheads":["db","jobs"]}`, get(t, s.h, "/bulkheads"))
+		assert.JSONEq(t, `{"rateLimiters":["api"]}`, get(t, s.h, "/ratelimiters"))
+		assert.JSONEq(t, `{"timeLimiters":["quote"]}`, get(t, s.h, "/timelimiters"))
 	})
 }
 
@@ -127,20 +139,20 @@ func TestBulkheadsRateLimitersTimeLimiters(t *testing.T) {
 			"numberOfWaitingCalls":0,"maxWaitDurationInMs":0}},
 			"threadPoolBulkheads":{"jobs":{"coreThreadPoolSize":1,"maximumThreadPoolSize":1,"threadPoolSize":0,
 			"activeThreadCount":0,"availableThreadCount":1,"queueDepth":0,"queueCapacity":2,"remainingQueueCapacity":2}}}`,
-			get(t, s.h, "/bulkheads"))
+			get(t, s.h, "/details/bulkheads"))
 		assert.JSONEq(t, `{"bulkheadEvents":[{"bulkheadName":"db","type":"CALL_PERMITTED","creationTime":"`+t2+`"},
 			{"bulkheadName":"db","type":"CALL_FINISHED","creationTime":"`+t2+`"}]}`, get(t, s.h, "/bulkheadevents/db"))
 		assert.JSONEq(t, `{"bulkheadEvents":[]}`, get(t, s.h, "/bulkheadevents/jobs"))
 
 		// The limiter's cycle is 1s: at 00:00:03 the three permissions taken at 00:00:02 are back.
 		assert.JSONEq(t, `{"rateLimiters":{"api":{"availablePermissions":10,"numberOfWaitingThreads":0,
-			"limitForPeriod":10,"limitRefreshPeriodInMs":1000,"timeoutDurationInMs":0}}}`, get(t, s.h, "/ratelimiters"))
+			"limitForPeriod":10,"limitRefreshPeriodInMs":1000,"timeoutDurationInMs":0}}}`, get(t, s.h, "/details/ratelimiters"))
 		acq := `{"rateLimiterName":"api","type":"SUCCESSFUL_ACQUIRE","creationTime":"` + t2 + `"}`
 		assert.JSONEq(t, `{"rateLimiterEvents":[`+acq+","+acq+","+acq+`]}`, get(t, s.h, "/ratelimiterevents/api/successful_acquire"))
 		assert.JSONEq(t, `{"rateLimiterEvents":[]}`, get(t, s.h, "/ratelimiterevents/api/DRAINED"))
 
 		assert.JSONEq(t, `{"timeLimiters":{"quote":{"timeoutDurationInMs":1000,"numberOfSuccessfulCalls":1,
-			"numberOfFailedCalls":0,"numberOfTimedOutCalls":1,"numberOfAbandonedCalls":0}}}`, get(t, s.h, "/timelimiters"))
+			"numberOfFailedCalls":0,"numberOfTimedOutCalls":1,"numberOfAbandonedCalls":0}}}`, get(t, s.h, "/details/timelimiters"))
 		assert.JSONEq(t, `{"timeLimiterEvents":[{"timeLimiterName":"quote","type":"SUCCESS","creationTime":"`+t2+`"},
 			{"timeLimiterName":"quote","type":"TIMEOUT","creationTime":"`+t3+`"}]}`, get(t, s.h, "/timelimiterevents"))
 	})

@@ -19,10 +19,12 @@
 //	GET  /circuitbreakers/{name}                  details
 //	POST /circuitbreakers/{name}                  {"updateState":"CLOSE"|"FORCE_OPEN"|"DISABLE"|"METRICS_ONLY"|"RESET"}
 //	GET  /circuitbreakerevents[/{name}[/{eventType}]]  {"circuitBreakerEvents":[...]}
-//	GET  /retries, /retryevents[/{name}[/{eventType}]]
-//	GET  /bulkheads, /bulkheadevents[/{name}[/{eventType}]]    (semaphore and thread-pool bulkheads)
-//	GET  /ratelimiters, /ratelimiterevents[/{name}[/{eventType}]]
-//	GET  /timelimiters, /timelimiterevents[/{name}[/{eventType}]]
+//	GET  /retries                                 {"retries":["payment"]}
+//	GET  /bulkheads                               {"bulkheads":["db","jobs"]}  (semaphore and thread-pool)
+//	GET  /ratelimiters, /timelimiters             {"rateLimiters":[...]}, {"timeLimiters":[...]}
+//	GET  /details/retries, /details/bulkheads, /details/ratelimiters, /details/timelimiters
+//	GET  /retryevents[/{name}[/{eventType}]], /bulkheadevents..., /ratelimiterevents...,
+//	     /timelimiterevents...
 //
 // A breaker's details carry the fields of Resilience4j's CircuitBreakerDetails —
 // failureRate, failureRateThreshold, slowCallRate, slowCallRateThreshold, bufferedCalls,
@@ -30,25 +32,41 @@
 // numbers in percent (62.5, or -1 while the window holds fewer calls than its minimum) where
 // Resilience4j writes strings ("62.5%"), and states in Resilience4j's upper-case names. The
 // other patterns' details use the names of their Resilience4j metrics; durations are numbers
-// of milliseconds in fields ending in InMs. Resilience4j lists only the names of retries,
-// bulkheads, rate limiters and time limiters; levee gives each its details, as for breakers.
-// async.WorkerPools appear under "threadPoolBulkheads" in GET /bulkheads and their events
-// with the bulkheads'.
+// of milliseconds in fields ending in InMs. As Resilience4j's endpoints, /retries, /bulkheads,
+// /ratelimiters and /timelimiters list the names only, sorted (a worker pool among the
+// bulkheads, as Resilience4j's thread-pool bulkheads); levee gives each its details under
+// /details/ with the same key, async.WorkerPools under "threadPoolBulkheads" of
+// /details/bulkheads. Worker pools' events are listed with the bulkheads'.
 //
 // Events have the fields of Resilience4j's event DTOs (circuitBreakerName, type,
 // creationTime, errorMessage, durationInMs, stateTransition; retryName, numberOfAttempts;
 // bulkheadName; rateLimiterName; timeLimiterName), creationTime in RFC 3339 (UTC), sorted by
-// creation time. The handler keeps the last EventConsumerBufferSize events of each instance
-// (100 by default), from its subscription on: it subscribes to every instance when created,
-// to the instances the registry adds later, and unsubscribes from those it removes. The event
-// type in a path is matched whatever its case.
+// creation time. The handler keeps the last EventConsumerBufferSize events of each event type
+// of each instance (100 by default; InstanceEventConsumerBufferSize for one instance, as its
+// eventConsumerBufferSize), from its subscription on, so that a storm of one type (NOT_PERMITTED
+// while a breaker is OPEN) cannot push out the last events of another (the ERRORs that opened
+// it): /{path}/{name}/{eventType} has up to the buffer size of that type, and the list of all
+// types an instance's last buffer-size events, which are Resilience4j's single ring's. It
+// subscribes to every instance when created, to the instances the registry adds later, and
+// unsubscribes from those it removes. The event type in a path is matched whatever its case.
 //
-// An unknown name or event type is answered 404 with a JSON body {"status", "error",
-// "message", "path"}; a method a path does not serve, 405 (by the mux, with an Allow header).
+// An unknown name is answered 404, and an unknown event type 400 as Spring answers a path
+// variable it cannot convert, each with a JSON body {"status", "error", "message", "path"}; a
+// method a path does not serve, 405 (by the mux, with an Allow header).
+//
+// # Refused calls
+//
+// notPermittedCalls is Resilience4j's actuator's: circuitbreaker.Metrics.NumberOfNotPermittedCalls,
+// the count of the current state, which every transition but one into OPEN starts again and
+// which counts FORCED_OPEN's refusals. leveeprom's resilience4j_circuitbreaker_not_permitted_calls_total
+// is Micrometer's: cumulative NOT_PERMITTED events, without FORCED_OPEN's (no event is
+// published there). After 3 refusals in OPEN and a transition to HALF_OPEN, notPermittedCalls
+// is 0 and the counter 3.
 //
 // # Health
 //
-// GET /health reports every breaker as Resilience4j's CircuitBreakersHealthIndicator: CLOSED
+// GET /health reports every breaker (with RegisterHealthIndicators, only those registered, as
+// Resilience4j's registerHealthIndicator) as Resilience4j's CircuitBreakersHealthIndicator: CLOSED
 // is UP, OPEN is CIRCUIT_OPEN, HALF_OPEN is CIRCUIT_HALF_OPEN, the other states UNKNOWN. The
 // overall status is UP, with 200, even while breakers are open: an open breaker protects the
 // service from one dependency's outage, and a health check failing for it would take every
@@ -60,7 +78,8 @@
 //
 // POST /circuitbreakers/{name} moves a breaker as Resilience4j's endpoint does (CLOSE,
 // FORCE_OPEN, DISABLE; levee adds METRICS_ONLY and RESET) and answers {circuitBreakerName,
-// currentState, message}. It is refused with 403 unless EnableStateUpdates is given: the
+// currentState, message} with Resilience4j's message, "payment state has been changed
+// successfully". It is refused with 403 unless EnableStateUpdates is given: the
 // handler authenticates no one, so mount it behind the application's authentication and off
 // the public port before enabling it. A body that is not such an object is answered 400.
 //

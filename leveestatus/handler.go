@@ -1,10 +1,13 @@
 package leveestatus
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
+	"slices"
 	"sync"
 	"time"
 
@@ -33,6 +36,8 @@ type Option func(*options)
 
 type options struct {
 	bufferSize   int
+	bufferSizes  map[key]int
+	healthOnly   map[string]bool // nil: every breaker is a health component
 	interval     time.Duration
 	allowFail    map[string]bool
 	stateUpdates bool
@@ -42,6 +47,34 @@ type options struct {
 // event endpoints, in [1, MaxEventConsumerBufferSize] [DefaultEventConsumerBufferSize], as
 // Resilience4j's eventConsumerBufferSize. The oldest event goes first when the ring is full.
 func EventConsumerBufferSize(n int) Option { return func(o *options) { o.bufferSize = n } }
+
+// InstanceEventConsumerBufferSize sets how many events of each type the handler keeps for the
+// instance of pattern p named name, in [1, MaxEventConsumerBufferSize], over
+// EventConsumerBufferSize, as the eventConsumerBufferSize key of one Resilience4j instance.
+// It applies to an instance of that name whenever it is registered, a replacement included.
+func InstanceEventConsumerBufferSize(p registry.Pattern, name string, n int) Option {
+	return func(o *options) {
+		if o.bufferSizes == nil {
+			o.bufferSizes = map[key]int{}
+		}
+		o.bufferSizes[key{p, name}] = n
+	}
+}
+
+// RegisterHealthIndicators makes GET /health list only the circuit breakers named, as
+// Resilience4j's per-instance registerHealthIndicator: true (a breaker without it is no
+// component of the health). Without this option every breaker is listed; with it, even with
+// no name, only the breakers named are. Names add up over several calls.
+func RegisterHealthIndicators(names ...string) Option {
+	return func(o *options) {
+		if o.healthOnly == nil {
+			o.healthOnly = map[string]bool{}
+		}
+		for _, n := range names {
+			o.healthOnly[n] = true
+		}
+	}
+}
 
 // SnapshotInterval sets how often GET /stream sends a snapshot of every instance, in
 // [MinSnapshotInterval, MaxSnapshotInterval] [DefaultSnapshotInterval]. State transitions
@@ -113,6 +146,14 @@ func NewHandler(reg *registry.Registry, opts ...Option) (*Handler, error) {
 	if o.bufferSize < 1 || o.bufferSize > MaxEventConsumerBufferSize {
 		return nil, fmt.Errorf("leveestatus: EventConsumerBufferSize must be in [1, %d], got %d",
 			MaxEventConsumerBufferSize, o.bufferSize)
+	}
+	for _, k := range slices.SortedFunc(maps.Keys(o.bufferSizes), func(a, b key) int {
+		return cmp.Or(cmp.Compare(a.p, b.p), cmp.Compare(a.name, b.name))
+	}) {
+		if n := o.bufferSizes[k]; n < 1 || n > MaxEventConsumerBufferSize {
+			return nil, fmt.Errorf("leveestatus: InstanceEventConsumerBufferSize of %s %q must be in [1, %d], got %d",
+				k.p, k.name, MaxEventConsumerBufferSize, n)
+		}
 	}
 	if o.interval < MinSnapshotInterval || o.interval > MaxSnapshotInterval {
 		return nil, fmt.Errorf("leveestatus: SnapshotInterval must be in [%v, %v], got %v",
@@ -221,7 +262,11 @@ func (h *Handler) watch(listed bool, p registry.Pattern, name string, inst any) 
 	if old, ok := h.watches[k]; ok {
 		old.unsubscribe()
 	}
-	h.watches[k] = newWatch(h, p, inst, h.opts.bufferSize)
+	size := h.opts.bufferSize
+	if n, ok := h.opts.bufferSizes[k]; ok {
+		size = n
+	}
+	h.watches[k] = newWatch(h, p, inst, size)
 }
 
 // registered returns the instance reg holds under p and name, or nil.

@@ -45,10 +45,14 @@ func breakerStatus(s circuitbreaker.State, allowFail bool) string {
 }
 
 // serveHealth answers GET /health: UP and 200 unless a breaker's component is DOWN, then DOWN
-// and 503, as Spring Boot maps statuses to HTTP.
+// and 503, as Spring Boot maps statuses to HTTP. The components are every breaker, or with
+// RegisterHealthIndicators only those registered.
 func (h *Handler) serveHealth(w http.ResponseWriter, _ *http.Request) {
 	out := health{Status: StatusUp, Components: map[string]healthComponent{}}
 	for _, cb := range h.reg.CircuitBreakers() {
+		if h.opts.healthOnly != nil && !h.opts.healthOnly[cb.Name()] {
+			continue
+		}
 		d := circuitBreakerView(cb)
 		st := breakerStatus(stateOf(d.State), h.opts.allowFail[cb.Name()])
 		out.Components[cb.Name()] = healthComponent{Status: st, Details: d}

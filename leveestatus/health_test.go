@@ -102,13 +102,13 @@ func TestStateUpdates(t *testing.T) {
 			assert.Equal(t, http.StatusOK, code, body)
 			assert.Equal(t, "application/json", ct)
 			assert.JSONEq(t, `{"circuitBreakerName":"payment","currentState":"`+c.state+`",
-				"message":"CircuitBreaker 'payment' state has been changed to `+c.state+`"}`, body)
+				"message":"payment state has been changed successfully"}`, body)
 			assert.Equal(t, c.state, s.payment.State().String())
 		}
 		code, _, body := do(t, s.h, http.MethodPost, "/circuitbreakers/stock", `{"updateState":"RESET"}`)
 		assert.Equal(t, http.StatusOK, code)
 		assert.JSONEq(t, `{"circuitBreakerName":"stock","currentState":"CLOSED",
-			"message":"CircuitBreaker 'stock' state has been changed to CLOSED"}`, body)
+			"message":"stock state has been changed successfully"}`, body)
 		// RESET published a transition and the reset.
 		assert.JSONEq(t, `{"circuitBreakerEvents":[`+
 			cbEvent("stock", "STATE_TRANSITION", t0, `,"stateTransition":"CLOSED_TO_OPEN"`)+","+

@@ -1,6 +1,8 @@
 package leveestatus
 
 import (
+	"cmp"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -26,7 +28,8 @@ type record struct {
 	duration time.Duration
 	timed    bool // duration is set
 	from, to string
-	attempts int // retry: numberOfAttempts
+	attempts int    // retry: numberOfAttempts
+	seq      uint64 // publication order within its instance
 }
 
 // ring keeps the last len(buf) records.
@@ -67,18 +70,69 @@ func (r *ring) records() []record {
 	return append(out, r.buf[:r.next]...)
 }
 
+// eventStore keeps the last size events of each event type of one instance, so that a burst
+// of one type (a storm of NOT_PERMITTED while a breaker is OPEN) cannot push out the last
+// events of another (the ERROR that opened it). Unfiltered, it shows the last size events of
+// every type together, which are exactly the last size events published: an event among
+// those is among the last size of its own type.
+type eventStore struct {
+	size   int
+	mu     sync.Mutex
+	seq    uint64
+	byType map[string]*ring
+}
+
+func newEventStore(size int) *eventStore {
+	return &eventStore{size: size, byType: map[string]*ring{}}
+}
+
+func (s *eventStore) add(rec record) {
+	s.mu.Lock()
+	s.seq++
+	rec.seq = s.seq
+	r := s.byType[rec.typ]
+	if r == nil {
+		r = newRing(s.size)
+		s.byType[rec.typ] = r
+	}
+	r.add(rec) // under s.mu, so that seq order is ring order
+	s.mu.Unlock()
+}
+
+// records returns the events kept of type typ, or for typ "" the last size events of every
+// type, oldest first.
+func (s *eventStore) records(typ string) []record {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if typ != "" {
+		if r := s.byType[typ]; r != nil {
+			return r.records()
+		}
+		return nil
+	}
+	var out []record
+	for _, r := range s.byType {
+		out = append(out, r.records()...)
+	}
+	slices.SortFunc(out, func(a, b record) int { return cmp.Compare(a.seq, b.seq) })
+	if len(out) > s.size {
+		out = out[len(out)-s.size:]
+	}
+	return out
+}
+
 // watch is the handler's subscription to one instance: its ring of events, its last state
 // transitions (breakers only) and a count of its calls for the dashboard's calls per second.
 type watch struct {
 	instance    any
 	unsubscribe func()
-	events      *ring
+	events      *eventStore
 	transitions *ring
 	calls       atomic.Int64 // counted from events, for the patterns whose metrics do not count calls
 }
 
 func newWatch(h *Handler, p registry.Pattern, inst any, size int) *watch {
-	w := &watch{instance: inst, events: newRing(size)}
+	w := &watch{instance: inst, events: newEventStore(size)}
 	switch v := inst.(type) {
 	case *circuitbreaker.CircuitBreaker:
 		w.transitions = newRing(transitionsKept)

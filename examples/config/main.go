@@ -4,6 +4,7 @@
 //
 //	go run ./examples/config
 //	RESILIENCE4J_RETRY_INSTANCES_PAYMENT_MAXATTEMPTS=2 go run ./examples/config
+//	SPRING_PROFILES_ACTIVE=prod RESILIENCE4J_RETRY_INSTANCES_PAYMENT_RETRYEXCEPTIONS_0=java.io.IOException go run ./examples/config
 //	go run ./examples/config -config my-application.yml
 //
 // It prints the instances the file declares and their effective settings (each value with the
@@ -57,12 +58,7 @@ func main() {
 	flag.Parse()
 	name, data := "application.yml", applicationYml
 	if *path != "" {
-		var err error
-		if data, err = os.ReadFile(*path); err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			os.Exit(1)
-		}
-		name = *path
+		name, data = *path, nil // read by leveeconfig.Load, with its profile-specific files
 	}
 	gw, err := payment.Start()
 	if err != nil {
@@ -99,10 +95,18 @@ func (h *httpGateway) SetBroken(broken bool) {
 
 func (h *httpGateway) Received() int64 { return h.gw.Received() }
 
-// run loads the file named name (data) with environ's overrides, prints the configuration,
-// and runs the scenario against gw.
+// run loads the file named name (data, or with data nil the file itself and the
+// application-{profile}.yml files beside it) with environ's profiles (SPRING_PROFILES_ACTIVE)
+// and overrides, prints the configuration, and runs the scenario against gw.
 func run(w io.Writer, name string, data []byte, environ []string, gw gateway) error {
-	cfg, err := leveeconfig.Parse(name, data, leveeconfig.Options{Errors: javaErrors, Environ: environ})
+	opts := leveeconfig.Options{Errors: javaErrors, Environ: environ}
+	var cfg *leveeconfig.Config
+	var err error
+	if data == nil {
+		cfg, err = leveeconfig.Load(name, opts)
+	} else {
+		cfg, err = leveeconfig.Parse(name, data, opts)
+	}
 	if err != nil {
 		return err
 	}
@@ -171,6 +175,7 @@ func run(w io.Writer, name string, data []byte, environ []string, gw gateway) er
 // printConfig prints the overrides, the warnings, the order and every instance's settings.
 func printConfig(w io.Writer, cfg *leveeconfig.Config, environ []string) {
 	fmt.Fprintf(w, "config: %s\n", cfg.File)
+	fmt.Fprintf(w, "profiles: %s\n", strings.Join(cfg.Profiles, ", "))
 	for _, kv := range environ {
 		if strings.HasPrefix(kv, "RESILIENCE4J_") {
 			fmt.Fprintf(w, "override: %s\n", kv)

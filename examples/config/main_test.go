@@ -91,7 +91,7 @@ probe 3 -> PAID:OK3
    breaker: CLOSED | failureRate -1.0% | failed 0 | notPermitted 0
 `, scenario(out))
 	assert.Equal(t, `config: application.yml
-warning: application.yml:5: resilience4j.circuitbreaker.instances.payment.registerHealthIndicator: ignored: levee has no Spring health indicator (leveestatus reports every registered instance)
+profiles: default
 order: Retry(CircuitBreaker(RateLimiter(TimeLimiter(Bulkhead(call)))))
 circuitbreaker payment
   failureRateThreshold: 50  (application.yml:9)
@@ -109,6 +109,7 @@ circuitbreaker payment
   enableRandomizedWait: false  (default)
   randomizedWaitFactor: 0.5  (default)
   ignoreExceptions: demo.r4j.InvalidOrderException  (application.yml:12)
+  registerHealthIndicator: true  (application.yml:5)
 retry payment
   maxAttempts: 3  (application.yml:17)
   waitDuration: 100ms  (application.yml:18)
@@ -158,4 +159,24 @@ func TestTheEmbeddedFileIsTheFixture(t *testing.T) {
 	fixture, err := os.ReadFile("../../leveeconfig/testdata/application.yml")
 	require.NoError(t, err)
 	assert.Equal(t, string(fixture), string(applicationYml))
+}
+
+// The prod profile's document makes the breaker wait 5s (the scenario waits 5.2s before its
+// probes); the indexed variables replace the file's retryExceptions whole, as in Spring.
+func TestTheScenarioWithAProfileAndAnIndexedOverride(t *testing.T) {
+	out := runScenario(t, []string{"SPRING_PROFILES_ACTIVE=prod",
+		"RESILIENCE4J_RETRY_INSTANCES_PAYMENT_RETRYEXCEPTIONS_0=demo.r4j.GatewayException",
+		"RESILIENCE4J_RETRY_INSTANCES_PAYMENT_RETRYEXCEPTIONS_1=java.io.IOException"})
+	assert.Contains(t, out, "profiles: prod\n")
+	assert.Contains(t, out, "  waitDurationInOpenState: 5S  (application.yml:34)\n")
+	assert.Contains(t, out, "  retryExceptions: demo.r4j.GatewayException, java.io.IOException  (env RESILIENCE4J_RETRY_INSTANCES_PAYMENT_RETRYEXCEPTIONS_0)\n")
+	sc := scenario(out)
+	assert.Equal(t, `--- D. wait 5.2s, then the gateway recovers
+probe 1 -> PAID:OK1
+   breaker: HALF_OPEN | failureRate -1.0% | failed 0 | notPermitted 0
+probe 2 -> PAID:OK2
+   breaker: CLOSED | failureRate -1.0% | failed 0 | notPermitted 0
+probe 3 -> PAID:OK3
+   breaker: CLOSED | failureRate -1.0% | failed 0 | notPermitted 0
+`, sc[strings.Index(sc, "--- D."):])
 }

@@ -85,7 +85,7 @@ func TestScrapeAfterTheScenario(t *testing.T) {
 	assert.JSONEq(t, `{"status":"UP","components":{"payment":{"status":"CIRCUIT_OPEN","details":`+details+`}}}`, body)
 
 	// One lookup failed after its three attempts; numberOfTotalCalls counts the attempts.
-	code, body = get(t, srv, "/levee/retries")
+	code, body = get(t, srv, "/levee/details/retries")
 	assert.Equal(t, http.StatusOK, code)
 	assert.JSONEq(t, `{"retries":{"pricing":{"maxAttempts":3,"numberOfSuccessfulCallsWithoutRetryAttempt":0,`+
 		`"numberOfSuccessfulCallsWithRetryAttempt":0,"numberOfFailedCallsWithoutRetryAttempt":0,`+

@@ -132,8 +132,16 @@ func TransitionLevel(to string) slog.Level {
 	return slog.LevelInfo
 }
 
+// Refusal is the record of a refused call: at Debug (one per call would flood a log at Info),
+// with msg, the event type's name and, under KeyErr, err, the error the caller received, so
+// that a log shows which instance refused and why (the state of a breaker, for one).
+func Refusal(msg, event string, err error) Record {
+	return Record{Level: slog.LevelDebug, Msg: msg, Event: event, Attrs: WithErr, Err: err}
+}
+
 // BulkheadRejected is the record of a CALL_REJECTED event (named event) of a semaphore
-// bulkhead or of a worker pool, which log their refusals alike.
-func BulkheadRejected(event string) Record {
-	return Record{Level: slog.LevelDebug, Msg: "bulkhead call rejected", Event: event}
+// bulkhead or of a worker pool, which log their refusals alike: a Refusal carrying err, the
+// bulkhead's full error.
+func BulkheadRejected(event string, err error) Record {
+	return Refusal("bulkhead call rejected", event, err)
 }

@@ -87,6 +87,15 @@ func TestRateKeepsTheShortestDecimalForm(t *testing.T) {
 }
 
 func TestBulkheadRejected(t *testing.T) {
-	assert.Equal(t, Record{Level: slog.LevelDebug, Msg: "bulkhead call rejected", Event: "CALL_REJECTED"},
-		BulkheadRejected("CALL_REJECTED"))
+	full := errors.New("bulkhead: Bulkhead 'payment' is full and does not permit further calls")
+	assert.Equal(t, Record{Level: slog.LevelDebug, Msg: "bulkhead call rejected", Event: "CALL_REJECTED",
+		Attrs: WithErr, Err: full}, BulkheadRejected("CALL_REJECTED", full))
+}
+
+func TestRefusalCarriesTheError(t *testing.T) {
+	refused := errors.New("circuitbreaker: CircuitBreaker 'payment' is OPEN and does not permit further calls")
+	r := Refusal("circuit breaker call not permitted", "NOT_PERMITTED", refused)
+	assert.Equal(t, []slog.Attr{slog.String(KeyPattern, CircuitBreaker), slog.String(KeyName, "payment"),
+		slog.String(KeyEvent, "NOT_PERMITTED"), slog.Any(KeyErr, refused)}, r.attrs(CircuitBreaker, "payment"))
+	assert.Equal(t, slog.LevelDebug, r.Level)
 }
