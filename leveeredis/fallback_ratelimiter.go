@@ -155,11 +155,15 @@ func (rl *RateLimiter) heartbeat() {
 	defer ticker.Stop()
 	stale := 3 * rl.cfg.HeartbeatInterval.Microseconds()
 	for {
-		ctx, cancel := context.WithTimeout(context.Background(), rl.cfg.StoreTimeout)
+		// A heartbeat waits longer than a check (half an interval): a slow Redis must not make
+		// the replicas drop out of each other's count, which would enlarge their shares.
+		ctx, cancel := context.WithTimeout(context.Background(), max(rl.cfg.StoreTimeout, rl.cfg.HeartbeatInterval/2))
 		vals, err := scriptHeartbeat.Run(ctx, rl.client, rl.heartKeys, rl.cfg.ReplicaID, stale, rl.cfg.LimitForPeriod).Int64Slice()
 		cancel()
-		if err == nil && len(vals) == 2 {
-			rl.counts.heartbeats.Add(1)
+		// The count is known from the second heartbeat on, one interval after this replica
+		// registered: replicas started with it have registered by then, so that a fleet
+		// starting together does not take its first count (each replica alone) for the truth.
+		if err == nil && len(vals) == 2 && rl.counts.heartbeats.Add(1) > 1 {
 			rl.replicas.Store(max(vals[0], 1))
 			rl.limit.Store(vals[1])
 			rl.updateShare()

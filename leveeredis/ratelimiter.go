@@ -243,7 +243,8 @@ func (rl *RateLimiter) reserve(ctx context.Context, n int, timeoutUs int64) (res
 	}
 	rl.learnOffset(vals[5] - time.Now().UnixMicro())
 	rl.limit.Store(vals[3])
-	if vals[6] > 0 && rl.replicas.Swap(vals[6]) != vals[6] {
+	// A check may only raise the count of replicas (a smaller share); the heartbeat sets it.
+	if cur := rl.replicas.Load(); cur > 0 && vals[6] > cur && rl.replicas.CompareAndSwap(cur, vals[6]) {
 		rl.updateShare()
 	}
 	if vals[0] == codeExpired {
