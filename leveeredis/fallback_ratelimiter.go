@@ -154,6 +154,7 @@ func (rl *RateLimiter) heartbeat() {
 	ticker := time.NewTicker(rl.cfg.HeartbeatInterval)
 	defer ticker.Stop()
 	stale := 3 * rl.cfg.HeartbeatInterval.Microseconds()
+	var prevCount int64
 	for {
 		// A heartbeat waits longer than a check (half an interval): a slow Redis must not make
 		// the replicas drop out of each other's count, which would enlarge their shares.
@@ -163,8 +164,13 @@ func (rl *RateLimiter) heartbeat() {
 		// The count is known from the second heartbeat on, one interval after this replica
 		// registered: replicas started with it have registered by then, so that a fleet
 		// starting together does not take its first count (each replica alone) for the truth.
-		if err == nil && len(vals) == 2 && rl.counts.heartbeats.Add(1) > 1 {
-			rl.replicas.Store(max(vals[0], 1))
+		// A drop in the count is believed when two heartbeats in a row see it: a Redis that
+		// restarted empty has heard only from the replicas that beat since.
+		if err == nil && len(vals) == 2 {
+			if rl.counts.heartbeats.Add(1) > 1 {
+				rl.replicas.Store(max(vals[0], prevCount, 1))
+			}
+			prevCount = vals[0]
 			rl.limit.Store(vals[1])
 			rl.updateShare()
 		}

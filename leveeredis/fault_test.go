@@ -228,7 +228,7 @@ func TestFaultRunLimitHoldsWhateverRedisDoes(t *testing.T) {
 	period := faultPeriod.Microseconds()
 	first := time.Now().UnixMicro()/period + 2
 	start, end := first*period, (first+faultSeconds)*period
-	load := exec.Command(stress, "--cpu", "2", "--cpu-load", "70", "--timeout", strconv.Itoa(faultSeconds+3)+"s", "--quiet")
+	load := exec.Command(stress, "--cpu", "1", "--cpu-load", "60", "--timeout", strconv.Itoa(faultSeconds+3)+"s", "--quiet")
 	require.NoError(t, load.Start())
 	t.Cleanup(func() { _ = load.Process.Kill(); _ = load.Wait() })
 

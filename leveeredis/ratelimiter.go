@@ -420,7 +420,9 @@ func (rl *RateLimiter) giveBack(n int, seq int64) bool {
 // ReservePermission takes or reserves n permissions without waiting, as the core
 // ratelimiter.RateLimiter.ReservePermission (Resilience4j's reservePermission(n)): 0 when they
 // are free now, the positive wait before using them when they were reserved in a later cycle,
-// or the refusal. ctx bounds the round trip only. While Redis is unavailable the FailureMode
+// or the refusal together with the wait the request would have needed (µs precision, on
+// Redis's clock or the local share's; the core limiter returns 0 there), for Retry-After. A
+// failed check outside an episode returns a *StoreError and 0. ctx bounds the round trip only. While Redis is unavailable the FailureMode
 // decides, as in AcquirePermission.
 func (rl *RateLimiter) ReservePermission(ctx context.Context, n int) (time.Duration, error) {
 	if ctx == nil {

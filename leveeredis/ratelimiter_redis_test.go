@@ -160,18 +160,20 @@ func TestRedisStallNeverOverAdmits(t *testing.T) {
 			rl := newShared(t, s.client(t), name, leveeredis.Config{
 				LimitForPeriod: limit, LimitRefreshPeriod: longCycle(t), TimeoutDuration: ratelimiter.NoWait,
 				FallbackLimitForPeriod: share,
+				// well below the 300ms stall, well above what a loaded machine adds to a check
+				StoreTimeout: 100 * time.Millisecond,
 			})
 			admin := redis.NewClient(&redis.Options{Addr: s.addr(), MaxRetries: -1})
 			defer func() { _ = admin.Close() }()
 			stop := make(chan struct{})
 			slowest := hammer(rl, stop)
-			require.Eventually(t, func() bool { return rl.Metrics().Permitted >= 100 }, 5*time.Second, time.Millisecond)
+			require.Eventually(t, func() bool { return rl.Metrics().Permitted >= 100 }, 20*time.Second, time.Millisecond)
 			require.NoError(t, stall.do(admin))
 			require.Eventually(t, func() bool { return rl.Metrics().StoreFailures > 0 }, 5*time.Second, time.Millisecond)
 			// recovery: the breaker's open wait (1s), then checks reach Redis again
-			require.Eventually(t, func() bool { m := rl.Metrics(); return !m.Degraded && m.Permitted > 200 }, 10*time.Second, time.Millisecond)
+			require.Eventually(t, func() bool { m := rl.Metrics(); return !m.Degraded && m.Permitted > 200 }, 20*time.Second, time.Millisecond)
 			p := rl.Metrics().Permitted
-			require.Eventually(t, func() bool { return rl.Metrics().Permitted >= p+100 }, 5*time.Second, time.Millisecond)
+			require.Eventually(t, func() bool { return rl.Metrics().Permitted >= p+100 }, 20*time.Second, time.Millisecond)
 			close(stop)
 			worst := slowest()
 
