@@ -70,8 +70,7 @@ func TestCyclesExactUnderContention(t *testing.T) {
 // A waiter whose context ends gives its reservation back: the next caller gets that cycle.
 func TestWaiterGivesReservationBack(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		m := startMini(t)
-		rl := newShared(t, m.client(t), "back", leveeredis.Config{
+		_, rl := startShared(t, "back", leveeredis.Config{
 			LimitForPeriod: 1, LimitRefreshPeriod: 100 * time.Millisecond, TimeoutDuration: time.Second,
 			FallbackLimitForPeriod: 1,
 		})
@@ -98,8 +97,7 @@ func TestWaiterGivesReservationBack(t *testing.T) {
 // A reservation followed by another is not given back: its permissions stay used.
 func TestReservationFollowedByAnotherIsKept(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		m := startMini(t)
-		rl := newShared(t, m.client(t), "kept", leveeredis.Config{
+		_, rl := startShared(t, "kept", leveeredis.Config{
 			LimitForPeriod: 1, LimitRefreshPeriod: 100 * time.Millisecond, TimeoutDuration: time.Second,
 			FallbackLimitForPeriod: 1,
 		})
@@ -122,8 +120,7 @@ func TestReservationFollowedByAnotherIsKept(t *testing.T) {
 
 func TestMultiplePermitsAndInvalidCounts(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		m := startMini(t)
-		rl := newShared(t, m.client(t), "multi", leveeredis.Config{
+		_, rl := startShared(t, "multi", leveeredis.Config{
 			LimitForPeriod: 5, LimitRefreshPeriod: 100 * time.Millisecond, TimeoutDuration: 150 * time.Millisecond,
 			FallbackLimitForPeriod: 1,
 		})
@@ -170,8 +167,7 @@ func TestChangeLimitSeenByEveryReplica(t *testing.T) {
 
 func TestGCRA(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		m := startMini(t)
-		rl := newShared(t, m.client(t), "gcra", leveeredis.Config{
+		m, rl := startShared(t, "gcra", leveeredis.Config{
 			LimitForPeriod: 10, LimitRefreshPeriod: time.Second, TimeoutDuration: 150 * time.Millisecond,
 			Algorithm: leveeredis.GCRA, FallbackLimitForPeriod: 1,
 		})
@@ -212,8 +208,7 @@ func TestGCRA(t *testing.T) {
 // The cycle state expires once the limiter is full again, and is written with every digit.
 func TestCyclesKeyState(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		m := startMini(t)
-		rl := newShared(t, m.client(t), "keys", leveeredis.Config{
+		m, rl := startShared(t, "keys", leveeredis.Config{
 			LimitForPeriod: 2, LimitRefreshPeriod: 100 * time.Millisecond, FallbackLimitForPeriod: 1,
 		})
 		_, err := rl.ReservePermission(t.Context(), 2)
@@ -356,8 +351,7 @@ func TestFailOpenAndFailClosed(t *testing.T) {
 // The limiter fits a levee pipeline through Pipeline.With, and ExecuteRateLimiter guards one call.
 func TestPipelineAndExecute(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		m := startMini(t)
-		rl := newShared(t, m.client(t), "pipe", leveeredis.Config{
+		_, rl := startShared(t, "pipe", leveeredis.Config{
 			LimitForPeriod: 2, LimitRefreshPeriod: time.Second, TimeoutDuration: ratelimiter.NoWait,
 			FallbackLimitForPeriod: 1,
 		})
