@@ -58,8 +58,13 @@ func TestFleet(t *testing.T) {
 	for i, a := range outage {
 		assert.InDelta(t, 12*down, a, 12, "replica %d over the %d seconds of outage", i+1, down)
 	}
-	// A loaded machine may make a check miss StoreTimeout: that replica then admits through
-	// its share for a moment, and the second is reported "missed" rather than "redis".
-	assert.GreaterOrEqual(t, up, 3)
+	// A loaded machine may make checks miss StoreTimeout (they are refused) or open a
+	// replica's store breaker (it then admits through its share): such a second is reported
+	// "missed" rather than "redis". Whatever the load, a second at the edge of a replica's
+	// episode admits at most the limit plus the other replicas' shares.
+	for _, s := range secs {
+		assert.LessOrEqual(t, s.Total, limit+(replicas-1)*(limit/replicas), "second %d", s.Index)
+	}
+	t.Logf("%d seconds decided by Redis alone", up)
 	assert.Equal(t, 2, down)
 }
