@@ -37,6 +37,44 @@ type BreakerConfig struct {
 	// Logger, when set, receives one record when the store becomes unavailable and one when
 	// it is available again (never one per call). [nil: no logging]
 	Logger *slog.Logger
+	// ReplicaID names this replica as the origin of the records it writes (BreakerRecord.Origin,
+	// BreakerTransition.Origin). 1 to 128 characters among letters, digits and . _ : / @ -.
+	// [host name and pid, "<host>:<pid>", with "/2", "/3" ... for the second and later
+	// SharedBreakers of one process]
+	ReplicaID string
+}
+
+// BreakerRecord is the shared record of a breaker as the store holds it, for operators and
+// tests: Load reads it.
+type BreakerRecord struct {
+	// State is the fleet's state (CLOSED, OPEN, DISABLED, FORCED_OPEN or METRICS_ONLY; HALF_OPEN
+	// is never written, every replica derives it from the end of OPEN). CLOSED when there is
+	// no record.
+	State circuitbreaker.State
+	// Version grows by one with every accepted transition; 0 when there is no record.
+	Version int64
+	// OpenRemaining is what is left of OPEN's wait on the store's clock when it answered; 0
+	// in other states and once the wait is over. OpenUntil is the same instant on this
+	// replica's clock (the zero time when OpenRemaining is 0).
+	OpenRemaining time.Duration
+	OpenUntil     time.Time
+	// Origin is the ReplicaID of the replica that wrote the record ("" when none).
+	Origin string
+}
+
+// BreakerTransition is a transition of the local breaker as a SharedBreaker saw it, given to
+// the functions registered with OnTransition.
+type BreakerTransition struct {
+	From, To circuitbreaker.State
+	// Adopted is true for a transition applied from the fleet's record (another replica
+	// decided it), false for one this replica decided.
+	Adopted bool
+	// Origin is the ReplicaID of the replica that decided it: the record's origin when
+	// adopted, this replica's otherwise.
+	Origin string
+	// Version is the version of the adopted record; 0 for a local transition (its version
+	// is known once the store accepts it: see Version and Load).
+	Version int64
 }
 
 // BreakerStoreMetrics counts what a SharedBreaker did with the store since New. Every count is
@@ -130,6 +168,10 @@ type SharedBreaker struct {
 	unsub  func()
 	closed atomic.Bool
 
+	listenMu  sync.Mutex
+	listeners []func(BreakerTransition)
+	adopting  atomic.Pointer[record] // the record being applied, during adoptIfNewer
+
 	published, adopted, conflicts, storeErrors, localDecisions, trialRefusals atomic.Uint64
 }
 
@@ -149,8 +191,6 @@ type trialCache struct {
 	mine    bool
 	until   time.Time
 }
-
-var originSeq atomic.Uint64
 
 // NewSharedBreaker shares the transitions of cb with the replicas that use the same name and
 // key prefix on the same Redis, through client (any go-redis client: Client, ClusterClient,
@@ -183,6 +223,11 @@ func NewSharedBreaker(cb *circuitbreaker.CircuitBreaker, client redis.UniversalC
 			cfg.TrialLease = 10 * time.Second
 		}
 	}
+	if cfg.ReplicaID == "" {
+		cfg.ReplicaID = defaultReplicaID(&breakerSeq)
+	} else if err := checkReplicaID(cfg.ReplicaID); err != nil {
+		return nil, err
+	}
 	for _, f := range []struct {
 		name string
 		d    time.Duration
@@ -194,7 +239,7 @@ func NewSharedBreaker(cb *circuitbreaker.CircuitBreaker, client redis.UniversalC
 	key := cfg.KeyPrefix + "{" + cb.Name() + "}"
 	sb := &SharedBreaker{
 		cb: cb, client: client, cfg: cfg,
-		origin:  strconv.FormatInt(time.Now().UnixNano(), 36) + "-" + strconv.FormatUint(originSeq.Add(1), 36),
+		origin:  cfg.ReplicaID,
 		key:     key,
 		trialK:  key + ":trial",
 		channel: key + ":transitions",
@@ -218,12 +263,70 @@ func NewSharedBreaker(cb *circuitbreaker.CircuitBreaker, client redis.UniversalC
 // CircuitBreaker returns the local breaker.
 func (sb *SharedBreaker) CircuitBreaker() *circuitbreaker.CircuitBreaker { return sb.cb }
 
-// Origin returns the identifier this replica writes in the records it publishes.
+// Origin returns the identifier this replica writes in the records it publishes: its
+// BreakerConfig.ReplicaID.
 func (sb *SharedBreaker) Origin() string { return sb.origin }
 
 // Version returns the version of the newest shared record this replica has seen (0 before
 // any).
 func (sb *SharedBreaker) Version() int64 { return sb.known.Load().version }
+
+// Record returns the newest shared record this replica has seen, without a round trip;
+// OpenUntil is then estimated from when it was received. Load asks the store.
+func (sb *SharedBreaker) Record() BreakerRecord {
+	r := sb.known.Load()
+	return BreakerRecord{State: r.state, Version: r.version, Origin: r.origin, OpenRemaining: r.remaining}
+}
+
+// Load reads the shared record from the store (one round trip bounded by StoreTimeout and
+// ctx), for operators, status pages and tests. It changes nothing locally; an error is the
+// store's (a failure also counts in StoreMetrics().StoreErrors).
+func (sb *SharedBreaker) Load(ctx context.Context) (BreakerRecord, error) {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	_, rec, err := sb.runScript(ctx, breakerLoadScript, []string{sb.key})
+	if err != nil {
+		return BreakerRecord{}, fmt.Errorf("leveeredis: load the record of breaker %q: %w", sb.cb.Name(), err)
+	}
+	out := BreakerRecord{State: rec.state, Version: rec.version, Origin: rec.origin, OpenRemaining: rec.remaining}
+	if rec.remaining > 0 {
+		out.OpenUntil = time.Now().Add(rec.remaining)
+	}
+	return out, nil
+}
+
+// OnTransition registers fn to receive every transition of the local breaker, marked as
+// adopted from the fleet or decided here, with the replica that decided it. fn runs on the
+// goroutine of the transition and must not block; the returned function unregisters it.
+func (sb *SharedBreaker) OnTransition(fn func(BreakerTransition)) (unregister func()) {
+	if fn == nil {
+		return func() {}
+	}
+	sb.listenMu.Lock()
+	defer sb.listenMu.Unlock()
+	box := &fn
+	sb.listeners = append(sb.listeners, func(t BreakerTransition) { (*box)(t) })
+	idx := len(sb.listeners) - 1
+	return func() {
+		sb.listenMu.Lock()
+		defer sb.listenMu.Unlock()
+		if idx < len(sb.listeners) {
+			sb.listeners[idx] = nil
+		}
+	}
+}
+
+func (sb *SharedBreaker) notify(t BreakerTransition) {
+	sb.listenMu.Lock()
+	ls := sb.listeners
+	sb.listenMu.Unlock()
+	for _, fn := range ls {
+		if fn != nil {
+			fn(t)
+		}
+	}
+}
 
 // StoreMetrics returns the counts of the breaker's dealings with the store.
 func (sb *SharedBreaker) StoreMetrics() BreakerStoreMetrics {
@@ -410,8 +513,12 @@ func (sb *SharedBreaker) holdsTrial() bool {
 // left on MaxWaitDurationInHalfOpenState, and the trial's holder decides for the fleet).
 func (sb *SharedBreaker) onStateChange(from, to circuitbreaker.State) {
 	if sb.applying.Load() == int32(to)+1 {
+		if rec := sb.adopting.Load(); rec != nil {
+			sb.notify(BreakerTransition{From: from, To: to, Adopted: true, Origin: rec.origin, Version: rec.version})
+		}
 		return
 	}
+	sb.notify(BreakerTransition{From: from, To: to, Origin: sb.origin})
 	if from == circuitbreaker.HalfOpen && !sb.holdsTrial() {
 		return
 	}
@@ -538,8 +645,10 @@ func (sb *SharedBreaker) adoptIfNewer(rec record) {
 		return
 	}
 	sb.dirty.Store(false)
+	sb.adopting.Store(&rec)
 	sb.applying.Store(int32(rec.state) + 1)
 	defer sb.applying.Store(0)
+	defer sb.adopting.Store(nil)
 	var err error
 	switch rec.state {
 	case circuitbreaker.Closed:

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/alicebob/miniredis/v2"
@@ -120,6 +121,18 @@ func fleet(t *testing.T, m *miniredis.Miniredis, n int) []*replica {
 		rs[i] = newReplica(t, miniClient(m), fleetConfig(), leveeredis.BreakerConfig{})
 	}
 	return rs
+}
+
+// startFleet is the set-up of the breaker tests in a synctest bubble: a miniredis and n
+// replicas on it, subscribed (synctest.Wait), all closed when the test ends.
+func startFleet(t *testing.T, n int) (*miniredis.Miniredis, []*replica) {
+	t.Helper()
+	m := miniredis.NewMiniRedis()
+	t.Cleanup(m.Close)
+	rs := fleet(t, m, n)
+	t.Cleanup(func() { closeAll(t, rs) })
+	synctest.Wait()
+	return m, rs
 }
 
 func closeAll(t *testing.T, rs []*replica) {

@@ -19,11 +19,7 @@ import (
 // allocate nothing, as with the local breaker alone.
 func TestSharedBreakerHotPathDoesNotAllocate(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		m := miniredis.NewMiniRedis()
-		defer m.Close()
-		rs := fleet(t, m, 1)
-		defer closeAll(t, rs)
-		synctest.Wait()
+		_, rs := startFleet(t, 1)
 		r := rs[0]
 		ctx := context.Background()
 		call := func(context.Context) (int, error) { return 42, nil }
@@ -89,11 +85,7 @@ func TestSharedBreakerTrialLeaseTakenOver(t *testing.T) {
 // permits.
 func TestSharedBreakerDecoratorAndAcquire(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		m := miniredis.NewMiniRedis()
-		defer m.Close()
-		rs := fleet(t, m, 2)
-		defer closeAll(t, rs)
-		synctest.Wait()
+		_, rs := startFleet(t, 2)
 
 		p := levee.Compose[string]().With(leveeredis.Decorator[string](rs[0].sb))
 		for range 4 {
@@ -153,11 +145,7 @@ func TestSharedBreakerExecuteOutcomes(t *testing.T) {
 // adopts what it missed.
 func TestSharedBreakerResubscribeReconciles(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		m := miniredis.NewMiniRedis()
-		defer m.Close()
-		rs := fleet(t, m, 1)
-		defer closeAll(t, rs)
-		synctest.Wait()
+		m, rs := startFleet(t, 1)
 
 		// Another replica opened for 5s; its publish never arrived.
 		until := time.Now().Add(5 * time.Second).UnixMicro()

@@ -88,6 +88,7 @@ func redisFleet(t *testing.T, s *redisServer, n int, retry time.Duration) []*rep
 	for i := range rs {
 		rs[i] = newReplica(t, s.client(), fleetConfig(),
 			leveeredis.BreakerConfig{StoreTimeout: 100 * time.Millisecond, RetryInterval: retry})
+		t.Cleanup(func() { rs[i].close(t) })
 	}
 	return rs
 }
@@ -112,7 +113,6 @@ func subscribed(t *testing.T, s *redisServer, n int64) {
 func TestRedisSharedBreakerOpenReachesFleet(t *testing.T) {
 	s := startRedis(t)
 	rs := redisFleet(t, s, 3, 10*time.Second) // a poller would take up to 10s
-	defer closeAll(t, rs)
 	subscribed(t, s, 3)
 
 	var openedAt [3]atomic.Int64
@@ -144,7 +144,6 @@ func TestRedisSharedBreakerOpenReachesFleet(t *testing.T) {
 func TestRedisSharedBreakerClientPause(t *testing.T) {
 	s := startRedis(t)
 	rs := redisFleet(t, s, 2, 50*time.Millisecond)
-	defer closeAll(t, rs)
 	subscribed(t, s, 2)
 	admin := redis.NewClient(&redis.Options{Addr: s.addr(), DisableIdentity: true})
 	defer admin.Close()
@@ -172,7 +171,6 @@ func TestRedisSharedBreakerClientPause(t *testing.T) {
 func TestRedisSharedBreakerKilledAndRestarted(t *testing.T) {
 	s := startRedis(t)
 	rs := redisFleet(t, s, 2, 50*time.Millisecond)
-	defer closeAll(t, rs)
 	subscribed(t, s, 2)
 
 	// A first opening and its close, shared while Redis is up: both replicas at version 2.

@@ -20,11 +20,7 @@ import (
 // interval is involved.
 func TestSharedBreakerOpenReachesFleetWithoutPolling(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		m := miniredis.NewMiniRedis()
-		defer m.Close()
-		rs := fleet(t, m, 3)
-		defer closeAll(t, rs)
-		synctest.Wait()
+		m, rs := startFleet(t, 3)
 
 		start := time.Now()
 		var opened [3]atomic.Int64
@@ -63,11 +59,7 @@ func TestSharedBreakerOpenReachesFleetWithoutPolling(t *testing.T) {
 // all in the replica that took the trial; its CLOSED reaches the others.
 func TestSharedBreakerHalfOpenProbesBoundedFleetWide(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		m := miniredis.NewMiniRedis()
-		defer m.Close()
-		rs := fleet(t, m, 3)
-		defer closeAll(t, rs)
-		synctest.Wait()
+		m, rs := startFleet(t, 3)
 		rs[0].trip(t)
 		synctest.Wait()
 		time.Sleep(10*time.Second + time.Millisecond)
@@ -125,11 +117,7 @@ func TestSharedBreakerHalfOpenProbesBoundedFleetWide(t *testing.T) {
 // included. The store refuses commands while both open, so both write at the same instant.
 func TestSharedBreakerCASConflictConverges(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		m := miniredis.NewMiniRedis()
-		defer m.Close()
-		rs := fleet(t, m, 2)
-		defer closeAll(t, rs)
-		synctest.Wait()
+		m, rs := startFleet(t, 2)
 
 		m.SetError("LOADING Redis is loading the dataset in memory")
 		require.NoError(t, rs[0].cb.TransitionToOpenStateFor(20*time.Second))
@@ -163,11 +151,7 @@ func TestSharedBreakerCASConflictConverges(t *testing.T) {
 // the fleet.
 func TestSharedBreakerOpenWinsOverUnseenClosed(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		m := miniredis.NewMiniRedis()
-		defer m.Close()
-		rs := fleet(t, m, 2)
-		defer closeAll(t, rs)
-		synctest.Wait()
+		m, rs := startFleet(t, 2)
 		// A CLOSED record of version 5 that no replica has seen (its publish was lost).
 		m.HSet("levee:cb:{payments}", "version", "5", "state", "0", "until", "0", "origin", "gone")
 
@@ -184,11 +168,7 @@ func TestSharedBreakerOpenWinsOverUnseenClosed(t *testing.T) {
 // logged once; when the store answers again the local OPEN is written and reaches the others.
 func TestSharedBreakerStoreDownThenReconcile(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		m := miniredis.NewMiniRedis()
-		defer m.Close()
-		rs := fleet(t, m, 2)
-		defer closeAll(t, rs)
-		synctest.Wait()
+		m, rs := startFleet(t, 2)
 
 		m.SetError("LOADING Redis is loading the dataset in memory")
 		rs[0].trip(t)

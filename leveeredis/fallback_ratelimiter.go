@@ -7,7 +7,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/levee-go/levee/ratelimiter"
+	"github.com/levee-go/levee/circuitbreaker"
 )
 
 // counters are the limiter's decisions since New.
@@ -17,11 +17,14 @@ type counters struct {
 	localPermitted, localRefused         atomic.Uint64
 	failOpenPermitted, failClosedRefused atomic.Uint64
 	episodes, heartbeats                 atomic.Uint64
+	storeRefused, reclaimed              atomic.Uint64
 }
 
-// unavailable decides a request while Redis cannot be asked, by the FailureMode.
+// unavailable decides a request Redis could not decide, by the FailureMode. With
+// FallbackToLocal the local share answers only during an episode (the store breaker OPEN); a
+// single failed check outside one is refused, since Redis may still count it.
 func (rl *RateLimiter) unavailable(ctx context.Context, n int, cause error) error {
-	rl.degrade(cause)
+	episode := rl.degrade(cause)
 	switch rl.cfg.FailureMode {
 	case FailOpen:
 		rl.counts.failOpenPermitted.Add(1)
@@ -30,24 +33,25 @@ func (rl *RateLimiter) unavailable(ctx context.Context, n int, cause error) erro
 		rl.counts.failClosedRefused.Add(1)
 		return rl.storeError(cause)
 	}
-	err := rl.local.Load().AcquirePermission(ctx, n)
-	switch {
-	case err == nil:
-		rl.counts.localPermitted.Add(1)
-	case errors.Is(err, ratelimiter.ErrInvalidPermits):
-		// more than this replica's share: refused like any request beyond the share
-		rl.counts.localRefused.Add(1)
-		return rl.refused
-	case errors.Is(err, ratelimiter.ErrRequestNotPermitted):
-		rl.counts.localRefused.Add(1)
-		return rl.refused
+	if !episode {
+		rl.counts.storeRefused.Add(1)
+		return rl.storeError(cause)
 	}
-	return err
+	ok, err := rl.local.acquire(ctx, rl.redisNow(), int64(n), rl.timeoutFor(ctx))
+	switch {
+	case err != nil:
+		return err
+	case ok:
+		rl.counts.localPermitted.Add(1)
+		return nil
+	}
+	rl.counts.localRefused.Add(1)
+	return rl.refused
 }
 
 // unavailableReserve is unavailable for ReservePermission.
 func (rl *RateLimiter) unavailableReserve(n int, cause error) (time.Duration, error) {
-	rl.degrade(cause)
+	episode := rl.degrade(cause)
 	switch rl.cfg.FailureMode {
 	case FailOpen:
 		rl.counts.failOpenPermitted.Add(1)
@@ -56,13 +60,18 @@ func (rl *RateLimiter) unavailableReserve(n int, cause error) (time.Duration, er
 		rl.counts.failClosedRefused.Add(1)
 		return 0, rl.storeError(cause)
 	}
-	wait, err := rl.local.Load().ReservePermission(n)
-	if err != nil {
+	if !episode {
+		rl.counts.storeRefused.Add(1)
+		return 0, rl.storeError(cause)
+	}
+	ok, wait, _ := rl.local.take(rl.redisNow(), int64(n), rl.timeout.Load())
+	d := time.Duration(wait) * time.Microsecond
+	if !ok {
 		rl.counts.localRefused.Add(1)
-		return 0, rl.refused
+		return d, rl.refused
 	}
 	rl.counts.localPermitted.Add(1)
-	return wait, nil
+	return d, nil
 }
 
 func (rl *RateLimiter) storeError(cause error) error {
@@ -72,27 +81,38 @@ func (rl *RateLimiter) storeError(cause error) error {
 	return &StoreError{Name: rl.name, Err: cause}
 }
 
-// degrade counts a request Redis could not decide and logs the start of an episode once.
-func (rl *RateLimiter) degrade(cause error) {
+// degrade counts a request Redis could not decide and reports whether an episode of
+// unavailability is on: the store breaker refused the check or is OPEN after it. The first
+// request of an episode logs it and spends what is left of the current cycle of the local
+// share (Redis was counting that cycle).
+func (rl *RateLimiter) degrade(cause error) bool {
 	if errors.Is(cause, rl.closedErr.Err) {
 		rl.counts.breakerRejections.Add(1)
 	} else {
 		rl.counts.storeFailures.Add(1)
+		// An episode lasts until Redis answers again: a HALF_OPEN probe that failed is in it.
+		if st := rl.breaker.State(); !rl.degraded.Load() && st != circuitbreaker.Open && st != circuitbreaker.ForcedOpen {
+			return false
+		}
 	}
 	if rl.degraded.Load() || !rl.degraded.CompareAndSwap(false, true) {
-		return
+		return true
 	}
 	rl.counts.episodes.Add(1)
+	if rl.local != nil {
+		rl.local.block(rl.redisNow())
+	}
 	if l := rl.cfg.Logger; l != nil && l.Enabled(context.Background(), slog.LevelWarn) {
 		attrs := []slog.Attr{
 			slog.String("pattern", "ratelimiter"), slog.String("name", rl.name),
 			slog.String("failure_mode", rl.cfg.FailureMode.String()), slog.Any("err", cause),
 		}
-		if rl.cfg.FailureMode == FallbackToLocal {
-			attrs = append(attrs, slog.Int("fallback_limit_for_period", rl.local.Load().Config().LimitForPeriod))
+		if rl.local != nil {
+			attrs = append(attrs, slog.Int("fallback_limit_for_period", int(rl.local.getShare())))
 		}
 		l.LogAttrs(context.Background(), slog.LevelWarn, "rate limiter store unavailable", attrs...)
 	}
+	return true
 }
 
 // recovered ends an episode, logging it once.
@@ -107,50 +127,24 @@ func (rl *RateLimiter) recovered() {
 	}
 }
 
-// share returns this replica's share of the limit.
+// share returns this replica's share of the limit: FallbackLimitForPeriod when set, else
+// max(1, ⌊limit / live replicas⌋), or 0 (refuse) while the count of replicas is unknown.
 func (rl *RateLimiter) share() int {
 	if rl.cfg.FallbackLimitForPeriod > 0 {
 		return rl.cfg.FallbackLimitForPeriod
 	}
-	limit, replicas := rl.limit.Load(), max(rl.replicas.Load(), 1)
-	return int((limit + replicas - 1) / replicas)
-}
-
-// newLocal builds the local limiter of FallbackToLocal at the current share.
-func (rl *RateLimiter) newLocal() (*ratelimiter.RateLimiter, error) {
-	timeout := time.Duration(rl.timeout.Load()) * time.Microsecond
-	if timeout == 0 {
-		timeout = ratelimiter.NoWait
+	limit, replicas := rl.limit.Load(), rl.replicas.Load()
+	if replicas < 1 {
+		return 0
 	}
-	return ratelimiter.New(rl.name, ratelimiter.Config{
-		LimitForPeriod:     rl.share(),
-		LimitRefreshPeriod: rl.cfg.LimitRefreshPeriod,
-		TimeoutDuration:    timeout,
-	})
+	return int(max(1, limit/replicas))
 }
 
-// updateShare applies a new limit or replica count to the local limiter: while Redis answers,
-// the local limiter is idle and is replaced, so that the share holds from the first call of
-// the next outage; during an outage the share changes from the next cycle on, as
-// ChangeLimitForPeriod.
+// updateShare applies a new limit or replica count to the local share, from the next cycle on.
 func (rl *RateLimiter) updateShare() {
-	local := rl.local.Load()
-	if local == nil {
-		return
+	if rl.local != nil {
+		rl.local.setShare(int64(rl.share()))
 	}
-	rl.shareMu.Lock()
-	defer rl.shareMu.Unlock()
-	share := rl.share()
-	if local.Config().LimitForPeriod == share {
-		return
-	}
-	if !rl.degraded.Load() {
-		if fresh, err := rl.newLocal(); err == nil {
-			rl.local.Store(fresh)
-			return
-		}
-	}
-	_ = local.ChangeLimitForPeriod(share) // share ≥ 1 and bounded like the shared limit
 }
 
 // heartbeat records the replica in Redis every HeartbeatInterval and learns the number of
@@ -160,13 +154,23 @@ func (rl *RateLimiter) heartbeat() {
 	ticker := time.NewTicker(rl.cfg.HeartbeatInterval)
 	defer ticker.Stop()
 	stale := 3 * rl.cfg.HeartbeatInterval.Microseconds()
+	var prevCount int64
 	for {
-		ctx, cancel := context.WithTimeout(context.Background(), rl.cfg.StoreTimeout)
+		// A heartbeat waits longer than a check (half an interval): a slow Redis must not make
+		// the replicas drop out of each other's count, which would enlarge their shares.
+		ctx, cancel := context.WithTimeout(context.Background(), max(rl.cfg.StoreTimeout, rl.cfg.HeartbeatInterval/2))
 		vals, err := scriptHeartbeat.Run(ctx, rl.client, rl.heartKeys, rl.cfg.ReplicaID, stale, rl.cfg.LimitForPeriod).Int64Slice()
 		cancel()
+		// The count is known from the second heartbeat on, one interval after this replica
+		// registered: replicas started with it have registered by then, so that a fleet
+		// starting together does not take its first count (each replica alone) for the truth.
+		// A drop in the count is believed when two heartbeats in a row see it: a Redis that
+		// restarted empty has heard only from the replicas that beat since.
 		if err == nil && len(vals) == 2 {
-			rl.counts.heartbeats.Add(1)
-			rl.replicas.Store(max(vals[0], 1))
+			if rl.counts.heartbeats.Add(1) > 1 {
+				rl.replicas.Store(max(vals[0], prevCount, 1))
+			}
+			prevCount = vals[0]
 			rl.limit.Store(vals[1])
 			rl.updateShare()
 		}
@@ -179,30 +183,41 @@ func (rl *RateLimiter) heartbeat() {
 }
 
 // Metrics is a snapshot of a shared limiter's decisions at this replica since New. Every
-// request is counted in exactly one of Permitted, Refused, LocalPermitted, LocalRefused,
-// FailOpenPermitted and FailClosedRefused, unless its context ended or n was invalid.
+// request is counted in exactly one of Permitted, Refused, StoreRefused, LocalPermitted,
+// LocalRefused, FailOpenPermitted and FailClosedRefused, unless its context ended or n was
+// invalid.
 type Metrics struct {
 	// Permitted and Refused are Redis's decisions (a reservation counts as permitted).
 	Permitted, Refused uint64
 	// GivenBack counts reservations given back by waiters whose context ended.
 	GivenBack uint64
+	// Reclaimed counts permissions Redis had counted for checks whose answers never arrived
+	// (StoreTimeout passed on the way back), given back when Redis answered again within the
+	// same cycle.
+	Reclaimed uint64
 	// StoreFailures counts checks Redis did not answer in StoreTimeout or answered with an
 	// error; BreakerRejections those the open store breaker kept from Redis.
 	StoreFailures, BreakerRejections uint64
-	// LocalPermitted and LocalRefused are the local share's decisions (FallbackToLocal).
+	// StoreRefused counts the requests of FallbackToLocal refused because their check failed
+	// outside an episode (the store breaker not OPEN): one slow answer is not an outage, and
+	// Redis may still count the check, so the local share does not admit it.
+	StoreRefused uint64
+	// LocalPermitted and LocalRefused are the local share's decisions (FallbackToLocal),
+	// made only during an episode.
 	LocalPermitted, LocalRefused uint64
 	// FailOpenPermitted counts requests admitted unchecked (FailOpen), as Envoy's
 	// failure_mode_allowed; FailClosedRefused those refused (FailClosed).
 	FailOpenPermitted, FailClosedRefused uint64
-	// Episodes counts the times Redis became unavailable; Degraded is true during one.
+	// Episodes counts the times Redis became unavailable (the store breaker opened, or refused
+	// a check); Degraded is true from then until Redis answers again.
 	Episodes uint64
 	Degraded bool
 	// Heartbeats counts successful heartbeats; Replicas is the last count of live replicas
-	// (1 until known).
+	// Redis reported, this one included (0 until known: a check or a heartbeat answered).
 	Heartbeats uint64
 	Replicas   int
 	// LimitForPeriod is the shared limit as last reported by Redis; FallbackLimitForPeriod
-	// the local share (0 unless FallbackToLocal).
+	// the local share (0 unless FallbackToLocal, and 0 while the replica count is unknown).
 	LimitForPeriod, FallbackLimitForPeriod int
 	// AvailablePermissions is the shared permissions left after the last check Redis
 	// answered, negative while later cycles are reserved, as Resilience4j's
@@ -211,6 +226,11 @@ type Metrics struct {
 	// NumberOfWaitingCalls is the number of AcquirePermission calls of this replica waiting for
 	// a reservation (Resilience4j's getNumberOfWaitingThreads).
 	NumberOfWaitingCalls int
+	// NanosToWait is how long a request for one permission made now would wait, as the core
+	// limiter's (Resilience4j's getNanosToWait), in µs precision: from the last answer of
+	// Redis (the next cycle's start on Redis's clock when the current one is spent), or from
+	// the local share during an episode. For Retry-After and gRPC pushback.
+	NanosToWait time.Duration
 }
 
 // Metrics returns a snapshot of the counts now.
@@ -219,8 +239,10 @@ func (rl *RateLimiter) Metrics() Metrics {
 		Permitted:            rl.counts.permitted.Load(),
 		Refused:              rl.counts.refused.Load(),
 		GivenBack:            rl.counts.givenBack.Load(),
+		Reclaimed:            rl.counts.reclaimed.Load(),
 		StoreFailures:        rl.counts.storeFailures.Load(),
 		BreakerRejections:    rl.counts.breakerRejections.Load(),
+		StoreRefused:         rl.counts.storeRefused.Load(),
 		LocalPermitted:       rl.counts.localPermitted.Load(),
 		LocalRefused:         rl.counts.localRefused.Load(),
 		FailOpenPermitted:    rl.counts.failOpenPermitted.Load(),
@@ -233,9 +255,16 @@ func (rl *RateLimiter) Metrics() Metrics {
 		AvailablePermissions: int(rl.available.Load()),
 		NumberOfWaitingCalls: int(rl.waiting.Load()),
 	}
-	if local := rl.local.Load(); local != nil {
-		m.FallbackLimitForPeriod = local.Config().LimitForPeriod
-		m.NumberOfWaitingCalls += local.Metrics().NumberOfWaitingCalls
+	now := rl.redisNow()
+	if free := rl.free.Load(); free > now {
+		m.NanosToWait = time.Duration(free-now) * time.Microsecond
+	}
+	if rl.local != nil {
+		m.FallbackLimitForPeriod = int(rl.local.getShare())
+		m.NumberOfWaitingCalls += int(rl.local.waiting.Load())
+		if m.Degraded {
+			m.NanosToWait = rl.local.nanosToWait(now)
+		}
 	}
 	return m
 }

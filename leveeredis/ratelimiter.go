@@ -2,10 +2,9 @@ package leveeredis
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -33,17 +32,22 @@ type RateLimiter struct {
 	name      string
 	client    redis.Scripter
 	script    *redis.Script
-	keys      []string // state, limit
+	keys      []string // state, limit, replicas, ids
 	heartKeys []string // replicas, limit
 	cfg       Config
 	periodUs  int64
 	refused   *ratelimiter.RequestNotPermittedError
 	breaker   *circuitbreaker.CircuitBreaker
-	local     atomic.Pointer[ratelimiter.RateLimiter] // FallbackToLocal only
-	closedErr *StoreError                             // FailClosed while the breaker is open
+	local     *localShare // FallbackToLocal only
+	closedErr *StoreError // FailClosed while the breaker is open
+	stale     int64       // µs after which a heartbeat no longer counts; 0 without heartbeat
 
 	limit     atomic.Int64 // the last limit Redis reported
-	replicas  atomic.Int64 // the last count of live replicas; 1 until known
+	replicas  atomic.Int64 // the last count of live replicas; 0 until known
+	free      atomic.Int64 // Redis's instant (µs) one permission is free again
+	checks    atomic.Uint64
+	lostMu    sync.Mutex
+	lost      []string     // ids of checks whose answers never arrived
 	available atomic.Int64 // the last available permissions Redis reported
 	timeout   atomic.Int64 // µs; 0 for no wait
 	offset    atomic.Int64 // Redis's clock minus ours, µs
@@ -80,9 +84,7 @@ func NewRateLimiter(client redis.UniversalClient, name string, cfg Config) (*Rat
 		return nil, err
 	}
 	if cfg.ReplicaID == "" {
-		var b [8]byte
-		_, _ = rand.Read(b[:])
-		cfg.ReplicaID = hex.EncodeToString(b[:])
+		cfg.ReplicaID = defaultReplicaID(&limiterSeq)
 	}
 	breaker, err := circuitbreaker.New(name, cfg.storeBreakerConfig())
 	if err != nil {
@@ -93,7 +95,7 @@ func NewRateLimiter(client redis.UniversalClient, name string, cfg Config) (*Rat
 		name:      name,
 		client:    client,
 		script:    scriptCycles,
-		keys:      []string{base, base + ":limit"},
+		keys:      []string{base, base + ":limit", base + ":replicas", base + ":ids"},
 		heartKeys: []string{base + ":replicas", base + ":limit"},
 		cfg:       cfg,
 		periodUs:  cfg.LimitRefreshPeriod.Microseconds(),
@@ -106,15 +108,11 @@ func NewRateLimiter(client redis.UniversalClient, name string, cfg Config) (*Rat
 	}
 	rl.limit.Store(int64(cfg.LimitForPeriod))
 	rl.available.Store(int64(cfg.LimitForPeriod))
-	rl.replicas.Store(1)
 	rl.timeout.Store(timeoutMicros(cfg.TimeoutDuration))
 	if cfg.FailureMode == FallbackToLocal {
-		local, err := rl.newLocal()
-		if err != nil {
-			return nil, fmt.Errorf("leveeredis: fallback limiter: %w", err)
-		}
-		rl.local.Store(local)
+		rl.local = &localShare{period: rl.periodUs, share: int64(rl.share())}
 		if cfg.FallbackLimitForPeriod == 0 {
+			rl.stale = 3 * cfg.HeartbeatInterval.Microseconds()
 			rl.stop, rl.done = make(chan struct{}), make(chan struct{})
 			go rl.heartbeat()
 		}
@@ -153,7 +151,7 @@ func (rl *RateLimiter) Warm(ctx context.Context) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	for _, s := range []*redis.Script{rl.script, scriptGiveBack, scriptChangeLimit, scriptHeartbeat} {
+	for _, s := range []*redis.Script{rl.script, scriptGiveBack, scriptReclaim, scriptChangeLimit, scriptHeartbeat} {
 		if err := s.Load(ctx, rl.client).Err(); err != nil {
 			return fmt.Errorf("leveeredis: load scripts of %q: %w", rl.name, err)
 		}
@@ -219,16 +217,23 @@ func (rl *RateLimiter) reserve(ctx context.Context, n int, timeoutUs int64) (res
 	// clock with the offset the answers showed, less StoreTimeout/2 for the answer's way back:
 	// a check that timed out here, still queued in a stalled Redis, then takes no permission
 	// nobody was told about. Until a first answer the offset is unknown and no deadline is sent.
-	var deadline int64
+	var deadline, debtCycle, debt int64
 	if d, ok := sctx.Deadline(); ok && rl.offsetOK.Load() {
 		deadline = d.UnixMicro() + rl.offset.Load() - rl.cfg.StoreTimeout.Microseconds()/2
 	}
+	if rl.local != nil {
+		// what the local share granted in the current cycle; Redis takes what it was not told
+		debtCycle, debt = rl.local.debt(rl.redisNow())
+	}
+	id := rl.cfg.ReplicaID + "#" + strconv.FormatUint(rl.checks.Add(1), 36)
 	vals, err := rl.script.Run(sctx, rl.client, rl.keys,
-		n, rl.periodUs, rl.cfg.LimitForPeriod, timeoutUs, deadline).Int64Slice()
-	if err == nil && len(vals) != 6 {
+		n, rl.periodUs, rl.cfg.LimitForPeriod, timeoutUs, deadline,
+		id, rl.cfg.ReplicaID, rl.stale, debtCycle, debt).Int64Slice()
+	if err == nil && len(vals) != 8 {
 		err = fmt.Errorf("leveeredis: unexpected answer from Redis: %v", vals)
 	}
 	if err != nil {
+		rl.addLost(id)
 		if ctx.Err() != nil {
 			permit.Release() // the caller gave up: says nothing about Redis
 			return reservation{}, ctx.Err()
@@ -238,13 +243,66 @@ func (rl *RateLimiter) reserve(ctx context.Context, n int, timeoutUs int64) (res
 	}
 	rl.learnOffset(vals[5] - time.Now().UnixMicro())
 	rl.limit.Store(vals[3])
+	// A check may only raise the count of replicas (a smaller share); the heartbeat sets it.
+	if cur := rl.replicas.Load(); cur > 0 && vals[6] > cur && rl.replicas.CompareAndSwap(cur, vals[6]) {
+		rl.updateShare()
+	}
 	if vals[0] == codeExpired {
 		permit.OnError(errExpired)
 		return reservation{}, errExpired
 	}
 	permit.OnSuccess()
 	rl.available.Store(vals[2])
+	rl.free.Store(vals[7])
+	rl.reclaim()
 	return reservation{code: vals[0], wait: time.Duration(vals[1]) * time.Microsecond, available: vals[2], seq: vals[4]}, nil
+}
+
+// maxLost bounds the ids of unanswered checks kept for reclaim; older ones are forgotten
+// (their permissions, if Redis counted them, stay spent).
+const maxLost = 64
+
+func (rl *RateLimiter) addLost(id string) {
+	rl.lostMu.Lock()
+	defer rl.lostMu.Unlock()
+	if len(rl.lost) == maxLost {
+		copy(rl.lost, rl.lost[1:])
+		rl.lost = rl.lost[:maxLost-1]
+	}
+	rl.lost = append(rl.lost, id)
+}
+
+// reclaim gives back, once Redis answers again, the permissions Redis counted for checks
+// whose answers never arrived, when they belong to the current cycle (one script, bounded by
+// StoreTimeout; a failure forgets them).
+func (rl *RateLimiter) reclaim() {
+	rl.lostMu.Lock()
+	if len(rl.lost) == 0 {
+		rl.lostMu.Unlock()
+		return
+	}
+	ids := rl.lost
+	rl.lost = nil
+	rl.lostMu.Unlock()
+	alg := 0
+	if rl.cfg.Algorithm == GCRA {
+		alg = 1
+	}
+	args := make([]any, 0, 3+len(ids))
+	args = append(args, rl.periodUs, rl.cfg.LimitForPeriod, alg)
+	for _, id := range ids {
+		args = append(args, id)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), rl.cfg.StoreTimeout)
+	defer cancel()
+	if back, err := scriptReclaim.Run(ctx, rl.client, rl.keys, args...).Int64(); err == nil && back > 0 {
+		rl.counts.reclaimed.Add(uint64(back))
+	}
+}
+
+// redisNow estimates Redis's clock now, in µs since the Unix epoch.
+func (rl *RateLimiter) redisNow() int64 {
+	return time.Now().UnixMicro() + rl.offset.Load()
 }
 
 // learnOffset updates the estimate of Redis's clock minus ours with a new sample. A sample is
@@ -362,7 +420,9 @@ func (rl *RateLimiter) giveBack(n int, seq int64) bool {
 // ReservePermission takes or reserves n permissions without waiting, as the core
 // ratelimiter.RateLimiter.ReservePermission (Resilience4j's reservePermission(n)): 0 when they
 // are free now, the positive wait before using them when they were reserved in a later cycle,
-// or the refusal. ctx bounds the round trip only. While Redis is unavailable the FailureMode
+// or the refusal together with the wait the request would have needed (µs precision, on
+// Redis's clock or the local share's; the core limiter returns 0 there), for Retry-After. A
+// failed check outside an episode returns a *StoreError and 0. ctx bounds the round trip only. While Redis is unavailable the FailureMode
 // decides, as in AcquirePermission.
 func (rl *RateLimiter) ReservePermission(ctx context.Context, n int) (time.Duration, error) {
 	if ctx == nil {
@@ -387,7 +447,7 @@ func (rl *RateLimiter) ReservePermission(ctx context.Context, n int) (time.Durat
 		return 0, rl.invalid(n, rl.limit.Load())
 	case codeRefused:
 		rl.counts.refused.Add(1)
-		return 0, rl.refused
+		return r.wait, rl.refused
 	}
 	rl.counts.permitted.Add(1)
 	return r.wait, nil
@@ -424,9 +484,6 @@ func (rl *RateLimiter) ChangeTimeoutDuration(d time.Duration) error {
 		return fmt.Errorf("leveeredis: TimeoutDuration must be >= 0 or ratelimiter.NoWait, got %v", d)
 	}
 	rl.timeout.Store(timeoutMicros(d))
-	if local := rl.local.Load(); local != nil {
-		return local.ChangeTimeoutDuration(d)
-	}
 	return nil
 }
 

@@ -70,8 +70,7 @@ func TestCyclesExactUnderContention(t *testing.T) {
 // A waiter whose context ends gives its reservation back: the next caller gets that cycle.
 func TestWaiterGivesReservationBack(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		m := startMini(t)
-		rl := newShared(t, m.client(t), "back", leveeredis.Config{
+		_, rl := startShared(t, "back", leveeredis.Config{
 			LimitForPeriod: 1, LimitRefreshPeriod: 100 * time.Millisecond, TimeoutDuration: time.Second,
 			FallbackLimitForPeriod: 1,
 		})
@@ -98,8 +97,7 @@ func TestWaiterGivesReservationBack(t *testing.T) {
 // A reservation followed by another is not given back: its permissions stay used.
 func TestReservationFollowedByAnotherIsKept(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		m := startMini(t)
-		rl := newShared(t, m.client(t), "kept", leveeredis.Config{
+		_, rl := startShared(t, "kept", leveeredis.Config{
 			LimitForPeriod: 1, LimitRefreshPeriod: 100 * time.Millisecond, TimeoutDuration: time.Second,
 			FallbackLimitForPeriod: 1,
 		})
@@ -122,8 +120,7 @@ func TestReservationFollowedByAnotherIsKept(t *testing.T) {
 
 func TestMultiplePermitsAndInvalidCounts(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		m := startMini(t)
-		rl := newShared(t, m.client(t), "multi", leveeredis.Config{
+		_, rl := startShared(t, "multi", leveeredis.Config{
 			LimitForPeriod: 5, LimitRefreshPeriod: 100 * time.Millisecond, TimeoutDuration: 150 * time.Millisecond,
 			FallbackLimitForPeriod: 1,
 		})
@@ -170,8 +167,7 @@ func TestChangeLimitSeenByEveryReplica(t *testing.T) {
 
 func TestGCRA(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		m := startMini(t)
-		rl := newShared(t, m.client(t), "gcra", leveeredis.Config{
+		m, rl := startShared(t, "gcra", leveeredis.Config{
 			LimitForPeriod: 10, LimitRefreshPeriod: time.Second, TimeoutDuration: 150 * time.Millisecond,
 			Algorithm: leveeredis.GCRA, FallbackLimitForPeriod: 1,
 		})
@@ -212,8 +208,7 @@ func TestGCRA(t *testing.T) {
 // The cycle state expires once the limiter is full again, and is written with every digit.
 func TestCyclesKeyState(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		m := startMini(t)
-		rl := newShared(t, m.client(t), "keys", leveeredis.Config{
+		m, rl := startShared(t, "keys", leveeredis.Config{
 			LimitForPeriod: 2, LimitRefreshPeriod: 100 * time.Millisecond, FallbackLimitForPeriod: 1,
 		})
 		_, err := rl.ReservePermission(t.Context(), 2)
@@ -221,15 +216,17 @@ func TestCyclesKeyState(t *testing.T) {
 		_, err = rl.ReservePermission(t.Context(), 2)
 		require.NoError(t, err)
 		cycle := time.Now().UnixMicro() / 100_000
-		assert.Equal(t, map[string]string{"c": itoa(cycle), "p": "-2", "s": "2"}, hgetall(t, m, "levee:rl:{keys}"))
+		assert.Equal(t, map[string]string{"c": itoa(cycle), "p": "-2", "s": "2", "ic": itoa(cycle)}, hgetall(t, m, "levee:rl:{keys}"))
 		assert.Equal(t, 200*time.Millisecond+time.Millisecond, m.TTL("levee:rl:{keys}"))
 		time.Sleep(201 * time.Millisecond)
 		assert.False(t, m.Exists("levee:rl:{keys}"))
 	})
 }
 
-// With FallbackToLocal, a replica counts the live replicas by heartbeats and, while Redis is
-// down, admits its share through a local limiter; the episode is counted and logged once.
+// With FallbackToLocal, a replica counts the live replicas by heartbeats; a check that fails
+// outside an episode is refused (Redis may count it), and once the store breaker opens the
+// local share admits max(1, ⌊10/3⌋) = 3 per cycle from the next cycle on; the episode is
+// counted and logged once.
 func TestFallbackToLocalShare(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		m := startMini(t)
@@ -254,44 +251,55 @@ func TestFallbackToLocalShare(t *testing.T) {
 		time.Sleep(60 * time.Millisecond)
 		for _, rl := range rls {
 			assert.Equal(t, 3, rl.Metrics().Replicas)
-			assert.Equal(t, 4, rl.Metrics().FallbackLimitForPeriod) // ⌈10/3⌉
+			assert.Equal(t, 3, rl.Metrics().FallbackLimitForPeriod) // max(1, ⌊10/3⌋)
 		}
 		time.Sleep(40 * time.Millisecond) // a cycle boundary
 		m.SetError("MASTERDOWN Link with MASTER is down")
 		ctx := t.Context()
-		for _, rl := range rls {
-			for range 4 {
-				require.NoError(t, rl.AcquirePermission(ctx, 1))
-			}
-			require.ErrorIs(t, rl.AcquirePermission(ctx, 1), ratelimiter.ErrRequestNotPermitted, "%+v", rl.Metrics())
+		rl := rls[0]
+		for i := range 12 {
+			err := rl.AcquirePermission(ctx, 1)
+			require.ErrorIs(t, err, ratelimiter.ErrRequestNotPermitted)
+			var se *leveeredis.StoreError
+			assert.Equal(t, i < 9, errors.As(err, &se), "check %d: %v", i, err)
 		}
-		for i := range 20 { // 12 more cycles' worth: the store breaker opens on the way
-			time.Sleep(100 * time.Millisecond)
-			for range 4 {
-				require.NoError(t, rls[0].AcquirePermission(ctx, 1), "cycle %d", i)
-			}
-			require.ErrorIs(t, rls[0].AcquirePermission(ctx, 1), ratelimiter.ErrRequestNotPermitted)
-		}
-		mt := rls[0].Metrics()
-		assert.Equal(t, uint64(84), mt.LocalPermitted)
-		assert.Equal(t, uint64(21), mt.LocalRefused)
-		assert.Equal(t, uint64(105), mt.StoreFailures+mt.BreakerRejections)
-		assert.Positive(t, mt.BreakerRejections)
-		assert.Equal(t, circuitbreaker.Open, rls[0].StoreCircuitBreaker().State())
+		mt := rl.Metrics()
+		assert.Equal(t, uint64(9), mt.StoreRefused) // the 10th failure opens the breaker
+		assert.Equal(t, uint64(3), mt.LocalRefused) // the cycle Redis was counting is spent
 		assert.True(t, mt.Degraded)
+		for i := range 20 {
+			time.Sleep(100 * time.Millisecond)
+			for range 3 {
+				require.NoError(t, rl.AcquirePermission(ctx, 1), "cycle %d", i)
+			}
+			require.ErrorIs(t, rl.AcquirePermission(ctx, 1), ratelimiter.ErrRequestNotPermitted)
+		}
+		mt = rl.Metrics()
+		assert.Equal(t, uint64(60), mt.LocalPermitted)
+		assert.Equal(t, uint64(23), mt.LocalRefused)
+		assert.Equal(t, uint64(9), mt.StoreRefused)
+		assert.Equal(t, uint64(92), mt.StoreFailures+mt.BreakerRejections)
+		assert.Equal(t, circuitbreaker.Open, rl.StoreCircuitBreaker().State())
 		assert.Equal(t, uint64(1), mt.Episodes)
 		assert.Equal(t, 3, mt.Replicas) // the last count known
 
+		// Back within a cycle in which the share admitted 2: Redis learns them.
+		time.Sleep(100 * time.Millisecond)
+		require.NoError(t, rl.AcquirePermission(ctx, 1))
+		require.NoError(t, rl.AcquirePermission(ctx, 1))
 		m.SetError("")
-		time.Sleep(time.Second) // the store breaker's open wait
-		require.NoError(t, rls[0].AcquirePermission(ctx, 1))
-		mt = rls[0].Metrics()
+		require.NoError(t, rl.StoreCircuitBreaker().TransitionToClosedState())
+		require.NoError(t, rl.AcquirePermission(ctx, 1))
+		mt = rl.Metrics()
 		assert.False(t, mt.Degraded)
-		assert.Equal(t, uint64(1), mt.Permitted-0)
+		assert.Equal(t, uint64(1), mt.Permitted)
+		assert.Equal(t, 10-2-1, mt.AvailablePermissions)
+		require.NoError(t, rl.AcquirePermission(ctx, 1)) // the debt is taken once
+		assert.Equal(t, 10-2-2, rl.Metrics().AvailablePermissions)
 		lines := strings.Split(strings.TrimSpace(logs.String()), "\n")
 		require.Len(t, lines, 2, logs.String())
 		assert.Contains(t, lines[0], `level=WARN msg="rate limiter store unavailable" pattern=ratelimiter name=share failure_mode=FALLBACK_TO_LOCAL`)
-		assert.Contains(t, lines[0], "fallback_limit_for_period=4")
+		assert.Contains(t, lines[0], "fallback_limit_for_period=3")
 		assert.Equal(t, `level=INFO msg="rate limiter store available again" pattern=ratelimiter name=share failure_mode=FALLBACK_TO_LOCAL`, lines[1])
 	})
 }
@@ -343,8 +351,7 @@ func TestFailOpenAndFailClosed(t *testing.T) {
 // The limiter fits a levee pipeline through Pipeline.With, and ExecuteRateLimiter guards one call.
 func TestPipelineAndExecute(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		m := startMini(t)
-		rl := newShared(t, m.client(t), "pipe", leveeredis.Config{
+		_, rl := startShared(t, "pipe", leveeredis.Config{
 			LimitForPeriod: 2, LimitRefreshPeriod: time.Second, TimeoutDuration: ratelimiter.NoWait,
 			FallbackLimitForPeriod: 1,
 		})
@@ -384,6 +391,9 @@ func TestConfigValidation(t *testing.T) {
 		{leveeredis.Config{FailureMode: 3}, "leveeredis: FailureMode must be FallbackToLocal, FailOpen or FailClosed, got 3"},
 		{leveeredis.Config{FallbackLimitForPeriod: -1}, "leveeredis: FallbackLimitForPeriod must be >= 0, got -1"},
 		{leveeredis.Config{HeartbeatInterval: time.Millisecond}, "leveeredis: HeartbeatInterval must be in [10ms, 1h], got 1ms"},
+		{leveeredis.Config{LimitForPeriod: 2, FallbackLimitForPeriod: 3}, "leveeredis: FallbackLimitForPeriod must be <= LimitForPeriod (2): a share larger than the fleet's limit cannot be met, got 3"},
+		{leveeredis.Config{ReplicaID: "web 1"}, `leveeredis: ReplicaID must be 1 to 128 characters among letters, digits and . _ : / @ -, got "web 1"`},
+		{leveeredis.Config{ReplicaID: strings.Repeat("a", 129)}, `leveeredis: ReplicaID must be 1 to 128 characters among letters, digits and . _ : / @ -, got "` + strings.Repeat("a", 129) + `"`},
 		{leveeredis.Config{StoreCircuitBreaker: &circuitbreaker.Config{FailureRateThreshold: 150}},
 			"leveeredis: StoreCircuitBreaker: circuitbreaker: FailureRateThreshold must be in (0, 100], got 150"},
 	} {

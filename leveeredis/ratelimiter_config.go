@@ -53,9 +53,15 @@ func (a Algorithm) String() string {
 type FailureMode int
 
 const (
-	// FallbackToLocal (the default) admits through a local limiter holding this replica's share
-	// of the limit: FallbackLimitForPeriod, or ⌈LimitForPeriod / live replicas⌉ with the
-	// replicas counted by heartbeats in Redis (1 until a heartbeat succeeded).
+	// FallbackToLocal (the default) admits, during an episode of unavailability (the store
+	// breaker OPEN), through a local limiter holding this replica's share of the limit:
+	// FallbackLimitForPeriod, or max(1, ⌊LimitForPeriod / live replicas⌋) with the replicas
+	// counted by heartbeats in Redis and returned by every check. A replica that never heard
+	// from Redis does not know the count and refuses (set FallbackLimitForPeriod to admit
+	// then). A check that fails outside an episode (one slow answer) is refused with a
+	// *StoreError, never admitted locally: Redis may still count it. Shares sum to at most the
+	// limit when replicas ≤ LimitForPeriod; 3 replicas under a limit of 2 get 1 each, so such a
+	// fleet admits up to 3 per cycle during an outage.
 	FallbackToLocal FailureMode = iota
 	// FailOpen admits every call, as Envoy's default (failure_mode_deny false).
 	FailOpen
@@ -100,8 +106,8 @@ type Config struct {
 	FailureMode FailureMode
 
 	// FallbackLimitForPeriod is the permissions per cycle of the local limiter of
-	// FallbackToLocal. Default 0: ⌈limit / live replicas⌉, from heartbeats; negative is
-	// refused.
+	// FallbackToLocal. Default 0: max(1, ⌊limit / live replicas⌋), from heartbeats; negative or
+	// above LimitForPeriod is refused.
 	FallbackLimitForPeriod int
 
 	// HeartbeatInterval is how often the replica records itself in Redis, when FailureMode is
@@ -119,7 +125,9 @@ type Config struct {
 	// hash tag, so all three share a Redis Cluster slot.
 	KeyPrefix string
 
-	// ReplicaID names this replica in the heartbeat set. Default: 16 random hex digits.
+	// ReplicaID names this replica in the heartbeat set and in its checks' ids. Default:
+	// "<host name>:<pid>", with "/2", "/3" ... appended for the second and later limiters of
+	// one process. 1 to 128 characters among letters, digits and . _ : / @ -.
 	ReplicaID string
 
 	// Logger receives one Warn record when Redis becomes unavailable and one Info record when
@@ -162,8 +170,15 @@ func (c Config) withDefaults() (Config, error) {
 		return c, fmt.Errorf("leveeredis: FailureMode must be FallbackToLocal, FailOpen or FailClosed, got %d", int(c.FailureMode))
 	case c.FallbackLimitForPeriod < 0:
 		return c, fmt.Errorf("leveeredis: FallbackLimitForPeriod must be >= 0, got %d", c.FallbackLimitForPeriod)
+	case c.FallbackLimitForPeriod > c.LimitForPeriod:
+		return c, fmt.Errorf("leveeredis: FallbackLimitForPeriod must be <= LimitForPeriod (%d): a share larger than the fleet's limit cannot be met, got %d", c.LimitForPeriod, c.FallbackLimitForPeriod)
 	case c.HeartbeatInterval < 10*time.Millisecond || c.HeartbeatInterval > time.Hour:
 		return c, fmt.Errorf("leveeredis: HeartbeatInterval must be in [10ms, 1h], got %v", c.HeartbeatInterval)
+	}
+	if c.ReplicaID != "" {
+		if err := checkReplicaID(c.ReplicaID); err != nil {
+			return c, err
+		}
 	}
 	return c, nil
 }

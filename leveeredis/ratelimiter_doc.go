@@ -28,8 +28,11 @@
 // negative available permissions while they are reserved, a waiter whose context ends giving
 // its reservation back when no grant followed it, requests for n permissions in
 // [1, LimitForPeriod]. Cycles are aligned on multiples of LimitRefreshPeriod since the Unix
-// epoch; with that alignment a core ratelimiter.RateLimiter with the same Config admits,
-// reserves and refuses exactly the same requests. GCRA is the alternative (Config.Algorithm): a
+// epoch (Resilience4j counts them from the limiter's creation; a fleet has no single
+// creation); a core ratelimiter.RateLimiter with the same Config created on such a multiple
+// admits, reserves and refuses exactly the same requests at the same instants, with the same
+// waits (a property test keeps them equal). Pick the core limiter for one process, the
+// shared one for a fleet. GCRA is the alternative (Config.Algorithm): a
 // token bucket without a timer, with no double burst at cycle boundaries.
 //
 // ChangeLimitForPeriod stores the new limit in Redis, where it overrides every replica's
@@ -48,25 +51,41 @@
 //
 // Every round trip is bounded by StoreTimeout (20ms by default, Envoy's global rate limit
 // default) and goes through a levee circuit breaker (StoreCircuitBreaker), so that while Redis
-// is down checks do not wait for it at all. A check Redis could not decide follows FailureMode:
+// is down checks do not wait for it at all. One slow answer is not an outage: a check that
+// fails while the store breaker is not OPEN is refused with a *StoreError
+// (Metrics.StoreRefused), whatever the FailureMode but FailOpen, since Redis may still count
+// it. An episode of unavailability starts when the store breaker opens and ends at Redis's
+// next answer; during it checks follow FailureMode:
 //
-//   - FallbackToLocal (default): a local ratelimiter.RateLimiter admits this replica's share of
-//     the limit, ⌈LimitForPeriod / live replicas⌉, the replicas counted by a heartbeat every
-//     HeartbeatInterval in a sorted set (a replica silent for three intervals is dropped); or
-//     FallbackLimitForPeriod when set. The local limiter counts its cycles from its own start,
-//     so the first cycle of an outage may overlap a shared one;
+//   - FallbackToLocal (default): a local limiter admits this replica's share of the limit,
+//     max(1, ⌊LimitForPeriod / live replicas⌋), the replicas counted by a heartbeat every
+//     HeartbeatInterval in a sorted set (a replica silent for three intervals is dropped; a
+//     drop is believed when two heartbeats see it; the count is known from the second
+//     heartbeat on, and checks may raise it), or FallbackLimitForPeriod when set. Until the
+//     count is known the share is 0: the replica refuses rather than believe it is alone. The
+//     share runs the shared cycles (the Unix epoch on Redis's clock, estimated from the
+//     answers) and engages from the cycle after the one the episode started in, which Redis
+//     was counting. What it granted in the current cycle is sent with every check, and Redis
+//     takes the part it was not told yet from the fleet's budget, once;
 //   - FailOpen: every call is admitted (and counted);
 //   - FailClosed: every call is refused with a *StoreError, which matches
 //     ratelimiter.ErrRequestNotPermitted and is a levee rejection.
 //
+// The guarantee: a cycle decided by Redis alone, or by the local shares alone, admits at most
+// the limit (plus, during an outage, max(0, replicas - LimitForPeriod) when there are more
+// replicas than permissions). A cycle at an episode's edge, in which some replicas ask Redis
+// while others decide alone, may admit up to (replicas - 1) × share more, because Redis learns
+// a replica's local admissions only when that replica reaches it within the same cycle.
+//
 // A check that timed out here may still be waiting in a stalled Redis: it carries its
 // deadline, on Redis's clock (the offset is learned from the answers), and the script takes
-// nothing once it has passed, so a caller refused or sent to the fallback never consumes a
-// shared permission. A permission can only be lost when an answer spends more than
-// StoreTimeout/2 on its way back, or when the caller's context is cancelled during the round
-// trip. Metrics counts every decision (Redis's, the local share's, fail-open, fail-closed,
-// store failures and breaker rejections); Config.Logger receives one record when an episode of
-// unavailability starts and one when it ends, never one per call.
+// nothing once it has passed. Each check also carries an id: a check Redis granted but whose
+// answer arrived too late is given back with the next answer in the same cycle
+// (Metrics.Reclaimed), and a check id is never counted twice. A refusal says when to come
+// back: ReservePermission returns the wait with the refusal, and Metrics.NanosToWait the wait
+// for one permission (Redis's clock, or the local share's during an episode), for Retry-After
+// or gRPC pushback. Metrics counts every decision; Config.Logger receives one record when an
+// episode starts and one when it ends, never one per call.
 //
 // Use a client built for it: ContextTimeoutEnabled true (NewRateLimiter refuses a *redis.Client
 // or *redis.ClusterClient without it, since go-redis would otherwise ignore StoreTimeout and a

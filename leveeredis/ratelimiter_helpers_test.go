@@ -78,6 +78,14 @@ func newShared(t tb, c redis.UniversalClient, name string, cfg leveeredis.Config
 	return rl
 }
 
+// startShared is the set-up of a replica in the limiter's tests: a miniredis and one shared
+// limiter on it, both closed when the test ends.
+func startShared(t tb, name string, cfg leveeredis.Config) (*mini, *leveeredis.RateLimiter) {
+	t.Helper()
+	m := startMini(t)
+	return m, newShared(t, m.client(t), name, cfg)
+}
+
 func itoa(v int64) string { return strconv.FormatInt(v, 10) }
 
 func hgetall(t tb, m *mini, key string) map[string]string {

@@ -43,10 +43,18 @@ func TestCyclesSameAsLocalLimiter(t *testing.T) {
 				lw, lerr := local.ReservePermission(n)
 				sw, serr := shared.ReservePermission(rt.Context(), n)
 				require.Equal(rt, lerr != nil, serr != nil, "step %d: local %v, shared %v", i, lerr, serr)
-				require.Equal(rt, lw, sw, "step %d: wait", i)
-				if serr != nil {
-					require.ErrorIs(rt, serr, ratelimiter.ErrRequestNotPermitted)
+				if serr == nil {
+					require.Equal(rt, lw, sw, "step %d: wait", i)
+					continue
 				}
+				require.ErrorIs(rt, serr, ratelimiter.ErrRequestNotPermitted)
+				// A refusal says when to come back: the wait n permissions would have needed,
+				// which for one permission is the core limiter's NanosToWait.
+				if n == 1 {
+					require.Equal(rt, local.Metrics().NanosToWait, sw, "step %d: refusal's wait", i)
+				}
+				require.Greater(rt, sw, max(timeout, 0), "step %d: refusal's wait", i)
+				require.Equal(rt, local.Metrics().NanosToWait, shared.Metrics().NanosToWait, "step %d: NanosToWait", i)
 			}
 			require.Equal(rt, local.Metrics().AvailablePermissions, shared.Metrics().AvailablePermissions)
 		})

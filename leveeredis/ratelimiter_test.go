@@ -14,8 +14,7 @@ import (
 
 func TestCyclesFreeThenRefused(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		m := startMini(t)
-		rl := newShared(t, m.client(t), "pay", leveeredis.Config{
+		_, rl := startShared(t, "pay", leveeredis.Config{
 			LimitForPeriod: 3, LimitRefreshPeriod: 100 * time.Millisecond, TimeoutDuration: ratelimiter.NoWait,
 			FallbackLimitForPeriod: 1,
 		})

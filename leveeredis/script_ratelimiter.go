@@ -14,29 +14,62 @@ import "github.com/redis/go-redis/v9"
 // theoretical arrival time) and s. The hash expires when the limiter is full again, which is
 // the same as a fresh limiter.
 //
-// The acquire scripts return {code, wait, available, limit, seq, now}: code 1 granted (wait
+// The acquire scripts take KEYS[3], the replicas' heartbeat set, and KEYS[4], the ids of the
+// grants made in the current cycle (a hash id -> "cycle n", emptied when the cycle changes).
+// ARGV: n, period, default limit, timeout, deadline (0: none), check id ("" none), replica
+// id, staleness of a heartbeat in µs (0: do not count replicas), debt cycle, debt.
+//
+// The check id makes a check idempotent within its cycle: a check whose id was granted
+// already is answered with that grant again and counted once. The debt is what this replica's
+// local share granted from the debt cycle on while Redis was unavailable: when the debt cycle
+// is the current one, the part of it not reported yet (field d:<replica> of the state) is
+// taken from the fleet's budget, so that Redis's count and the local admissions add up.
+//
+// They return {code, wait, available, limit, seq, now, replicas, free}: code 1 granted (wait
 // µs before use, 0 for now), 0 refused (wait: what it would have been), -1 invalid number of
-// permits, -2 expired (the caller had given up by the time the script ran; nothing written).
-
-// scriptCycles is Resilience4j's AtomicRateLimiter: cycles of ARGV[2] µs counted from the Unix
-// epoch, permissions refreshed to min(p + elapsedCycles × limit, limit), a request for n
-// reserved when its last permission's cycle begins within ARGV[4] µs.
-// ARGV: n, period, default limit, timeout, deadline (0: none).
-var scriptCycles = redis.NewScript(`
+// permits, -2 expired (the caller had given up by the time the script ran; nothing written);
+// replicas the live replicas counting this one (0 when not asked); free the instant (µs,
+// Redis's clock) one permission is free again (now when one is).
+const acquirePrologue = `
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
 local deadline = tonumber(ARGV[5])
 local n = tonumber(ARGV[1])
 local period = tonumber(ARGV[2])
 local limit = tonumber(redis.call('GET', KEYS[2]) or ARGV[3])
+local replicas = 0
+local stale = tonumber(ARGV[8])
+if stale > 0 then
+  replicas = redis.call('ZCOUNT', KEYS[3], string.format('%d', now - stale), '+inf')
+  local mine = redis.call('ZSCORE', KEYS[3], ARGV[7])
+  if not mine or tonumber(mine) < now - stale then replicas = replicas + 1 end
+end
 if deadline > 0 and now > deadline then
-  return {-2, 0, 0, limit, 0, now}
+  return {-2, 0, 0, limit, 0, now, replicas, 0}
 end
 if n < 1 or n > limit then
-  return {-1, 0, 0, limit, 0, now}
+  return {-1, 0, 0, limit, 0, now, replicas, 0}
 end
-local c = math.floor(now / period)
-local st = redis.call('HMGET', KEYS[1], 'c', 'p', 's')
+local cur = math.floor(now / period)
+local id = ARGV[6]
+local debtCycle = tonumber(ARGV[9])
+local debt = tonumber(ARGV[10])
+local function newDebt(prev)
+  if debt <= 0 or debtCycle ~= cur then return 0 end
+  if prev then
+    local pc, pa = string.match(prev, '^(%d+) (%d+)$')
+    if tonumber(pc) == cur then return math.max(debt - tonumber(pa), 0) end
+  end
+  return debt
+end
+`
+
+// scriptCycles is Resilience4j's AtomicRateLimiter: cycles of ARGV[2] µs counted from the Unix
+// epoch, permissions refreshed to min(p + elapsedCycles × limit, limit), a request for n
+// reserved when its last permission's cycle begins within ARGV[4] µs.
+var scriptCycles = redis.NewScript(acquirePrologue + `
+local c = cur
+local st = redis.call('HMGET', KEYS[1], 'c', 'p', 's', 'ic', 'd:' .. ARGV[7])
 local p = limit
 local seq = 0
 if st[1] then
@@ -49,56 +82,130 @@ if st[1] then
     c = sc
   end
 end
-local wait = 0
-if p < n then
-  local k = c + 1 + math.floor((n - p - 1) / limit)
-  wait = math.max(k * period - now, 0)
-  if wait > tonumber(ARGV[4]) then
-    return {0, wait, p, limit, seq, now}
+local function free()
+  if p >= 1 then return now end
+  return (c + 1 + math.floor(-p / limit)) * period
+end
+local ic = tonumber(st[4] or '-1')
+if id ~= '' and ic == cur then
+  local g = redis.call('HGET', KEYS[4], id)
+  if g then
+    local k = tonumber(string.match(g, '^(%d+)'))
+    return {1, math.max(k * period - now, 0), p, limit, seq, now, replicas, free()}
   end
 end
-p = p - n
-seq = seq + 1
-redis.call('HSET', KEYS[1], 'c', string.format('%d', c), 'p', string.format('%d', p), 's', string.format('%d', seq))
-local full = c + math.max(1, math.ceil((limit - p) / limit))
-redis.call('PEXPIREAT', KEYS[1], string.format('%d', math.ceil(full * period / 1000) + 1))
-return {1, wait, p, limit, seq, now}
+local d = newDebt(st[5])
+local write = false
+if d > 0 then
+  p = p - d
+  write = true
+end
+local code = 1
+local wait = 0
+local k = c
+if p < n then
+  k = c + 1 + math.floor((n - p - 1) / limit)
+  wait = math.max(k * period - now, 0)
+  if wait > tonumber(ARGV[4]) then code = 0 end
+end
+if code == 1 then
+  p = p - n
+  seq = seq + 1
+  write = true
+end
+if write then
+  redis.call('HSET', KEYS[1], 'c', string.format('%d', c), 'p', string.format('%d', p), 's', string.format('%d', seq), 'ic', string.format('%d', cur))
+  if d > 0 then redis.call('HSET', KEYS[1], 'd:' .. ARGV[7], string.format('%d %d', cur, debt)) end
+  local full = c + math.max(1, math.ceil((limit - p) / limit))
+  redis.call('PEXPIREAT', KEYS[1], string.format('%d', math.ceil(full * period / 1000) + 1))
+  if ic ~= cur then redis.call('DEL', KEYS[4]) end
+end
+if code == 1 and id ~= '' then
+  redis.call('HSET', KEYS[4], id, string.format('%d %d', k, n))
+  redis.call('PEXPIREAT', KEYS[4], string.format('%d', math.ceil((cur + 1) * period / 1000) + 1))
+end
+return {code, wait, p, limit, seq, now, replicas, free()}
 `)
 
 // scriptGCRA is the generic cell rate algorithm: one permission every period/limit µs
 // (rounded up to a whole µs per request), a burst of limit permissions, tat the time at which
-// the limiter would be empty of debt. ARGV as scriptCycles.
-var scriptGCRA = redis.NewScript(`
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
-local deadline = tonumber(ARGV[5])
-local n = tonumber(ARGV[1])
-local period = tonumber(ARGV[2])
-local limit = tonumber(redis.call('GET', KEYS[2]) or ARGV[3])
-if deadline > 0 and now > deadline then
-  return {-2, 0, 0, limit, 0, now}
-end
-if n < 1 or n > limit then
-  return {-1, 0, 0, limit, 0, now}
-end
-local st = redis.call('HMGET', KEYS[1], 't', 's')
+// the limiter would be empty of debt. KEYS and ARGV as scriptCycles; a grant's cycle in the ids
+// hash is the one its wait ends in.
+var scriptGCRA = redis.NewScript(acquirePrologue + `
+local st = redis.call('HMGET', KEYS[1], 't', 's', 'ic', 'd:' .. ARGV[7])
 local tat = now
 local seq = 0
 if st[1] then
   tat = math.max(tonumber(st[1]), now)
   seq = tonumber(st[2])
 end
+local one = math.ceil(period / limit)
+local ic = tonumber(st[3] or '-1')
+if id ~= '' and ic == cur then
+  local g = redis.call('HGET', KEYS[4], id)
+  if g then
+    local avail = math.min(math.floor((period - (tat - now)) * limit / period), limit)
+    return {1, 0, avail, limit, seq, now, replicas, math.max(tat + one - period, now)}
+  end
+end
+local d = newDebt(st[4])
+local write = false
+if d > 0 then
+  tat = tat + math.ceil(d * period / limit)
+  write = true
+end
 local inc = math.ceil(n * period / limit)
 local new = tat + inc
 local wait = math.max(new - period - now, 0)
 local avail = math.min(math.floor((period - (tat - now)) * limit / period), limit)
-if wait > tonumber(ARGV[4]) then
-  return {0, wait, avail, limit, seq, now}
+local code = 1
+if wait > tonumber(ARGV[4]) then code = 0 end
+if code == 1 then
+  tat = new
+  avail = avail - n
+  seq = seq + 1
+  write = true
 end
-seq = seq + 1
-redis.call('HSET', KEYS[1], 't', string.format('%d', new), 's', string.format('%d', seq))
-redis.call('PEXPIREAT', KEYS[1], string.format('%d', math.ceil(new / 1000) + 1))
-return {1, wait, avail - n, limit, seq, now}
+if write then
+  redis.call('HSET', KEYS[1], 't', string.format('%d', tat), 's', string.format('%d', seq), 'ic', string.format('%d', cur))
+  if d > 0 then redis.call('HSET', KEYS[1], 'd:' .. ARGV[7], string.format('%d %d', cur, debt)) end
+  redis.call('PEXPIREAT', KEYS[1], string.format('%d', math.ceil(tat / 1000) + 1))
+  if ic ~= cur then redis.call('DEL', KEYS[4]) end
+end
+if code == 1 and id ~= '' then
+  redis.call('HSET', KEYS[4], id, string.format('%d %d', math.floor((now + wait) / period), n))
+  redis.call('PEXPIREAT', KEYS[4], string.format('%d', math.ceil((cur + 1) * period / 1000) + 1))
+end
+return {code, wait, avail, limit, seq, now, replicas, math.max(tat + one - period, now)}
+`)
+
+// scriptReclaim gives back the grants of the checks ARGV[4..] when they were made in the
+// current cycle: checks whose answers never arrived (the caller was told "unavailable" and
+// did not use them). KEYS as the acquire scripts; ARGV: period, default limit, algorithm (0
+// cycles, 1 GCRA), ids. Returns the number of permissions given back.
+var scriptReclaim = redis.NewScript(`
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
+local period = tonumber(ARGV[1])
+local cur = math.floor(now / period)
+local ic = redis.call('HGET', KEYS[1], 'ic')
+if not ic or tonumber(ic) ~= cur then return 0 end
+local limit = tonumber(redis.call('GET', KEYS[2]) or ARGV[2])
+local back = 0
+for i = 4, #ARGV do
+  local g = redis.call('HGET', KEYS[4], ARGV[i])
+  if g then
+    redis.call('HDEL', KEYS[4], ARGV[i])
+    local n = tonumber(string.match(g, ' (%d+)$'))
+    back = back + n
+    if ARGV[3] == '1' then
+      redis.call('HINCRBY', KEYS[1], 't', -math.ceil(n * period / limit))
+    else
+      redis.call('HINCRBY', KEYS[1], 'p', n)
+    end
+  end
+end
+return back
 `)
 
 // scriptGiveBack returns the n permissions of grant ARGV[2] when no grant followed it.

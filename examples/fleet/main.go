@@ -6,13 +6,13 @@
 // the gateway from 4 goroutines as fast as the limiter lets it (after one second of warm-up).
 // The program prints, second by second, the calls each replica was admitted and the fleet's
 // total: at most 50 while Redis runs. It then kills Redis for three seconds: each replica falls
-// back to a local limiter at its share of the limit, ⌈50/4⌉ = 13 calls per second, learned from
-// the replicas' heartbeats; when Redis is back on the same port (empty), the replicas use it
-// again. The seconds in which Redis goes away or comes back are marked "transition": the
-// local limiters count their cycles from their own start, not from whole seconds, and a
-// replica returns to Redis only once its store circuit breaker lets it. A second in which Redis
-// ran but some replica's check missed the store timeout (a loaded machine) is marked "missed":
-// that replica admitted through its share meanwhile.
+// back to a local limiter at its share of the limit, ⌊50/4⌋ = 12 calls per second, learned from
+// the replicas' heartbeats, once its store circuit breaker opens (from the next second on: the
+// second in which Redis went away was Redis's to count); when Redis is back on the same port
+// (empty), the replicas use it again. The seconds in which Redis goes away or comes back are
+// marked "transition": a replica returns to Redis only once its store circuit breaker lets
+// it. A second in which Redis ran but some replica's check missed the store timeout (a loaded
+// machine) is marked "missed": that check was refused, or the replica's breaker opened.
 //
 //	go run ./examples/fleet
 package main

