@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"net"
-	"os"
 	"os/exec"
 	"runtime"
 	"strconv"
@@ -17,6 +16,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/levee-go/levee/internal/integration"
 	"github.com/levee-go/levee/leveeredis"
 	"github.com/levee-go/levee/ratelimiter"
 )
@@ -37,13 +37,7 @@ func startRLRedis(t *testing.T) *rlRedisServer { return startRLRedisB(t) }
 
 func startRLRedisB(t testing.TB) *rlRedisServer {
 	t.Helper()
-	bin, err := exec.LookPath("redis-server")
-	if err != nil {
-		if os.Getenv("CI") == "" {
-			t.Skip("redis-server not on PATH (apt-get install -y redis-server)")
-		}
-		t.Fatalf("redis-server not on PATH under CI: apt-get install -y redis-server: %v", err)
-	}
+	bin := integration.Program(t, "apt-get install -y redis-server", "redis-server")
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
 	port := l.Addr().(*net.TCPAddr).Port

@@ -3,12 +3,13 @@ package main
 import (
 	"bytes"
 	"os"
-	"os/exec"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.uber.org/goleak"
+
+	"github.com/levee-go/levee/internal/integration"
 )
 
 // TestMain lets the test binary serve as a replica process: run re-executes it with
@@ -30,12 +31,7 @@ func TestMain(m *testing.M) {
 // limiter counts its cycles from its own start, not from whole seconds, so a cycle may fall
 // on either side of a second's boundary).
 func TestFleet(t *testing.T) {
-	if _, err := exec.LookPath("redis-server"); err != nil {
-		if os.Getenv("CI") == "" {
-			t.Skip("redis-server not on PATH (apt-get install -y redis-server)")
-		}
-		t.Fatal("redis-server not on PATH under CI: apt-get install -y redis-server")
-	}
+	integration.Program(t, "apt-get install -y redis-server", "redis-server")
 	var out bytes.Buffer
 	secs, err := run(t.Context(), &out, defaultSchedule)
 	require.NoError(t, err)
