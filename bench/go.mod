@@ -1,6 +1,6 @@
 module github.com/levee-go/levee/bench
 
-go 1.26.0
+go 1.25.0
 
 require (
 	github.com/cenkalti/backoff/v5 v5.0.3
@@ -16,8 +16,8 @@ require (
 	go.opentelemetry.io/otel/sdk/metric v1.46.0
 	go.uber.org/goleak v1.3.0
 	go.uber.org/ratelimit v0.3.1
-	golang.org/x/sync v0.25.0
-	golang.org/x/time v0.16.0
+	golang.org/x/sync v0.22.0
+	golang.org/x/time v0.15.0
 )
 
 require (

@@ -3,7 +3,6 @@ package leveeredis_test
 import (
 	"context"
 	"net"
-	"os"
 	"os/exec"
 	"strconv"
 	"sync/atomic"
@@ -15,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/levee-go/levee/circuitbreaker"
+	"github.com/levee-go/levee/internal/integration"
 	"github.com/levee-go/levee/leveeredis"
 )
 
@@ -31,13 +31,7 @@ type redisServer struct {
 // machine and fails under CI (CI set in the environment).
 func startRedis(t *testing.T) *redisServer {
 	t.Helper()
-	path, err := exec.LookPath("redis-server")
-	if err != nil {
-		if os.Getenv("CI") == "" {
-			t.Skip("redis-server not on PATH (apt-get install -y redis-server)")
-		}
-		t.Fatalf("redis-server not on PATH under CI: install it with apt-get install -y redis-server: %v", err)
-	}
+	path := integration.Program(t, "apt-get install -y redis-server", "redis-server")
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
 	port := l.Addr().(*net.TCPAddr).Port

@@ -46,8 +46,11 @@ const (
 	minimumCalls  = 20 // the breaker's MinimumNumberOfCalls
 	attempts      = 3  // the retry's MaxAttempts
 	openWait      = 100 * time.Millisecond
-	timeLimit     = 100 * time.Millisecond
-	maxPause      = 20 * time.Second
+	// timeLimit is far above a healthy answer's latency: the gateway fails fast in the outage
+	// and is never slow, so a timeout could only be a loaded machine's, which would answer a
+	// healthy order from the fallback and break the paused run's bound.
+	timeLimit = time.Second
+	maxPause  = 20 * time.Second
 )
 
 // consumeOptions are the consumer's command-line flags.

@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"os"
-	"os/exec"
 	"testing"
 	"time"
 
@@ -13,6 +12,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/levee-go/levee/examples/payment"
+	"github.com/levee-go/levee/internal/integration"
 )
 
 // TestMain runs the test binary as the consumer when the program under test starts it so
@@ -30,13 +30,7 @@ func TestMain(m *testing.M) {
 // installs it.
 func redisForTest(t *testing.T) string {
 	t.Helper()
-	path, err := exec.LookPath("redis-server")
-	if err != nil {
-		if os.Getenv("CI") == "" {
-			t.Skip("redis-server is not on PATH (Debian: apt-get install redis-server)")
-		}
-		t.Fatal("redis-server is not on PATH, and CI must run this test: install redis-server")
-	}
+	path := integration.Program(t, "apt-get install -y redis-server", "redis-server")
 	srv, err := startRedis(t.Context(), path)
 	require.NoError(t, err)
 	t.Cleanup(srv.stop)

@@ -107,7 +107,10 @@ func (s *shop) check(c *checks, ph phase, k kind, results []async.Result[quote],
 		c.expect(name+"every call let in timed out", admitted, t.timeouts)
 		c.expect(name+"the gateway saw every request it received cancelled", received, int(s.gw.CancelledByClient()))
 	} else {
-		c.expect(name+"no request was cancelled", 0, int(s.gw.CancelledByClient()))
+		// The gateway answers 503 at once, so a request is cancelled only when a loaded
+		// machine carried that answer past the time limit: each cancelled request is one of
+		// the calls the time limiter cut off.
+		c.within(name+"requests cancelled, each by a timeout", 0, t.timeouts, int(s.gw.CancelledByClient()))
 		// A failing request leaves the gateway before its answer is sent, so the gateway never
 		// holds more than the calls in flight. (A cancelled request may linger in the gateway
 		// after its caller moved on, so this bound does not hold in the slow phase.)

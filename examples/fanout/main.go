@@ -51,7 +51,7 @@ func run() int {
 	defer client.Close()
 
 	start := time.Now()
-	fmt.Printf("fanout: pricing %d books concurrently (%d at a time) on the payment gateway at %s\n\n",
+	fmt.Printf("fanout: pricing %d books concurrently (%d at a time) on loopback payment gateways (the warm-up's at %s, then one per run)\n\n",
 		books, concurrency, gw.URL())
 	s := &shop{gw: gw, client: client, skus: skus(books)}
 	c := &checks{}

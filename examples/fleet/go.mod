@@ -1,6 +1,6 @@
 module github.com/levee-go/levee/examples/fleet
 
-go 1.26.0
+go 1.25.0
 
 require (
 	github.com/levee-go/levee v0.1.0
@@ -12,10 +12,7 @@ require (
 
 require (
 	github.com/cespare/xxhash/v2 v2.3.0 // indirect
-	github.com/gorilla/mux v1.8.1 // indirect
-	github.com/prometheus/client_golang v1.25.0 // indirect
-	github.com/rs/zerolog v1.35.1 // indirect
 	go.uber.org/atomic v1.11.0 // indirect
 	go.yaml.in/yaml/v3 v3.0.5 // indirect
-	golang.org/x/sys v0.48.0 // indirect
+	golang.org/x/sys v0.30.0 // indirect
 )

@@ -3,12 +3,13 @@ package main
 import (
 	"bytes"
 	"os"
-	"os/exec"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.uber.org/goleak"
+
+	"github.com/levee-go/levee/internal/integration"
 )
 
 // TestMain lets the test binary serve as a replica process: run re-executes it with
@@ -29,12 +30,7 @@ func TestMain(m *testing.M) {
 // second (the local share runs the shared cycles, whole seconds): over the full seconds of
 // the outage, 12 per second within one cycle's 12.
 func TestFleet(t *testing.T) {
-	if _, err := exec.LookPath("redis-server"); err != nil {
-		if os.Getenv("CI") == "" {
-			t.Skip("redis-server not on PATH (apt-get install -y redis-server)")
-		}
-		t.Fatal("redis-server not on PATH under CI: apt-get install -y redis-server")
-	}
+	integration.Program(t, "apt-get install -y redis-server", "redis-server")
 	var out bytes.Buffer
 	secs, err := run(t.Context(), &out, defaultSchedule)
 	require.NoError(t, err)

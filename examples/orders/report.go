@@ -70,8 +70,10 @@ type report struct {
 
 	in, out    int // orders sent by the producer, results received by the consumer
 	outOfOrder int // results whose Index was not the next one
-	// settledMisses counts the orders of the first phase not priced live, leaving out the
-	// last Concurrency ones: those may still be in flight when the gateway changes.
+	// settledMisses counts the orders of the first phase not priced live for a 503 or an
+	// unknown error, leaving out the last Concurrency ones: those may still be in flight when
+	// the gateway changes. Timeouts, and the refusals they cause, do not count: how fast a
+	// healthy answer comes back depends on the machine's load, not on the program.
 	settledMisses int
 	wrongLive     int // live answers that are not the gateway's price for the SKU
 	// wrongCached counts fallback answers that are not the SKU's price marked stale.
@@ -133,7 +135,17 @@ func (r *report) add(res stream.Result[Order, Quote], ph int) {
 	price := payment.ListPrice(res.In.SKU)
 	live := res.Err == nil && !res.Fallback
 	if ph == 0 && !live && (len(r.cfg.Phases) == 1 || res.Index < r.cfg.Phases[1].from-r.cfg.Concurrency) {
-		r.settledMisses++
+		why := res.Cause
+		if res.Err != nil {
+			why = res.Err
+		}
+		// A healthy gateway answers every request with its price, so a 503 (or an error of
+		// no known kind) is a miss the program must explain. A timeout is not: a loaded
+		// machine may take longer than the time limit to carry a healthy answer, and the
+		// breaker may open on such timeouts and refuse, as it should.
+		if c := classify(why); c == causeGateway || c == causeOther {
+			r.settledMisses++
+		}
 	}
 	switch {
 	case live:

@@ -196,10 +196,22 @@ func TestReportAddSortsEachResult(t *testing.T) {
 		"MUG-003 was never priced")
 
 	r2 := newReport(cfg, "")
-	r2.add(result(0, "MUG-001", Quote{}, false, nil, noPrice), 0)
-	r2.add(result(1, "MUG-001", Quote{}, false, nil, noPrice), 0)
-	r2.add(result(2, "MUG-001", Quote{}, false, nil, noPrice), 0)
+	failed := &fallback.Error{Cause: payment.ErrGateway, Err: fallback.ErrNoLastKnown}
+	r2.add(result(0, "MUG-001", Quote{}, false, nil, failed), 0)
+	r2.add(result(1, "MUG-001", Quote{}, false, nil, failed), 0)
+	r2.add(result(2, "MUG-001", Quote{}, false, nil, failed), 0)
 	assert.Equal(t, 2, r2.settledMisses, "orders 0 and 1 had their answer before the switch")
+
+	// A timeout in the healthy phase, and the refusal of the breaker it opened, are the
+	// machine's speed, not a miss; an error of no known kind is one.
+	r3 := newReport(cfg, "")
+	timedOut := &fallback.Error{Cause: timelimiter.ErrTimeout, Err: fallback.ErrNoLastKnown}
+	r3.add(result(0, "MUG-001", Quote{}, false, nil, timedOut), 0)
+	r3.add(result(1, "MUG-001", Quote{}, false, nil, noPrice), 0)
+	r3.add(result(2, "MUG-001", Quote{}, false, nil, errors.New("boom")), 0)
+	assert.Equal(t, 0, r3.settledMisses, "order 2 may meet the failing gateway")
+	r3.add(result(0, "MUG-001", Quote{}, false, nil, errors.New("boom")), 0)
+	assert.Equal(t, 1, r3.settledMisses, "an unknown error before the switch")
 }
 
 // goodReport is a report whose every check holds.
@@ -238,13 +250,23 @@ func TestChecksNameTheBrokenInvariant(t *testing.T) {
 		{"cached answers are the last known price, marked stale", func(r *report) { r.wrongCached = 1 }},
 		{"no price only for SKUs not priced live before", func(r *report) { r.missedCache = 1 }},
 		{"every order not priced live has a known cause", func(r *report) { r.phases[1].causes[causeOther] = 1 }},
-		{"healthy phase: all priced live, bar the 8 in flight at the switch", func(r *report) { r.settledMisses = 1 }},
-		{"the breaker opened while the gateway failed", func(r *report) { r.transitions[0].phase = 0 }},
+		{"healthy phase: no order failed for a 503, bar the 8 in flight at the switch", func(r *report) { r.settledMisses = 1 }},
+		{"the breaker opened while the gateway failed, or was open already", func(r *report) {
+			r.transitions = []transition{
+				{phase: 0, from: circuitbreaker.Closed, to: circuitbreaker.Open},
+				{phase: 0, from: circuitbreaker.Open, to: circuitbreaker.HalfOpen},
+				{phase: 0, from: circuitbreaker.HalfOpen, to: circuitbreaker.Closed},
+			}
+		}},
 		{"breaker transitions chain from CLOSED to its final state", func(r *report) {
 			r.transitions = append(r.transitions[:1], r.transitions[2]) // OPEN → HALF_OPEN lost
 		}},
 		{"breaker transitions chain from CLOSED to its final state", func(r *report) { r.transitions = r.transitions[:2] }},
-		{"last phase (healthy): the breaker closed again", func(r *report) { r.phases[2].live = 0 }},
+		{"last phase (healthy): the breaker closed again, bar timeouts", func(r *report) { r.phases[2].live = 0 }},
+		{"last phase (healthy): the breaker closed again, bar timeouts", func(r *report) {
+			r.transitions = r.transitions[:2]
+			r.finalState = circuitbreaker.HalfOpen
+		}},
 		{"max calls in flight at the gateway ≤ bulkhead size = concurrency", func(r *report) { r.maxInFlight = 9 }},
 		{"max calls in flight at the gateway ≤ bulkhead size = concurrency", func(r *report) { r.limit = 16 }},
 		{"every bulkhead permit is back", func(r *report) { r.permitsBack = false }},
@@ -285,15 +307,15 @@ func TestPausedChecksBoundTheFallback(t *testing.T) {
 		require.True(t, c.ok, "%s: %s", c.name, c.measured)
 		names = append(names, c.name)
 	}
-	assert.Contains(t, names, "paused: fallback answers ≤ minimum calls × attempts = 60")
+	assert.Contains(t, names, "paused: fallback answers ≤ minimum calls × attempts = 60, + healthy timeouts")
 	assert.NotContains(t, names, "drain: fallback answers ≥ a quarter of the orders")
 	for _, tc := range []struct {
 		checks []string
 		brk    func(r *report)
 	}{
-		{[]string{"paused: fallback answers ≤ minimum calls × attempts = 60", "paused: priced live ≥ orders − 60"},
+		{[]string{"paused: fallback answers ≤ minimum calls × attempts = 60, + healthy timeouts", "paused: priced live ≥ orders − 60 − healthy timeouts"},
 			func(r *report) { r.phases[2].live, r.phases[2].cached = 639, 51 }},
-		{[]string{"paused: priced live ≥ orders − 60"}, func(r *report) { r.in, r.out = 1001, 1001 }},
+		{[]string{"paused: priced live ≥ orders − 60 − healthy timeouts"}, func(r *report) { r.in, r.out = 1001, 1001 }},
 		{[]string{"paused: orders were held while the breaker refused them"}, func(r *report) { r.held, r.paused = 0, 0 }},
 	} {
 		r := pausedReport()
@@ -304,4 +326,12 @@ func TestPausedChecksBoundTheFallback(t *testing.T) {
 		}
 		assert.Equal(t, tc.checks, names)
 	}
+
+	// Attempts cut off while the gateway was healthy widen both bounds by their number.
+	r := pausedReport()
+	r.phases[2].live, r.phases[2].cached = 635, 55
+	r.timedOut[2].Store(5)
+	assert.Empty(t, failed(r.checks()))
+	r.timedOut[2].Store(4)
+	assert.Len(t, failed(r.checks()), 2)
 }

@@ -6,7 +6,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"testing"
@@ -19,6 +18,7 @@ import (
 
 	"github.com/levee-go/levee/bulkhead"
 	"github.com/levee-go/levee/circuitbreaker"
+	"github.com/levee-go/levee/internal/integration"
 	"github.com/levee-go/levee/leveestatus"
 	"github.com/levee-go/levee/ratelimiter"
 	"github.com/levee-go/levee/registry"
@@ -36,16 +36,8 @@ const green = "rgb(31, 157, 85)"
 // chromium finds the browser on PATH. Without it the test is skipped on a developer's
 // machine and fails under CI (CI set), where .ci/run installs Debian's chromium.
 func chromium(t *testing.T) string {
-	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
-		if p, err := exec.LookPath(name); err == nil {
-			return p
-		}
-	}
-	if os.Getenv("CI") == "" {
-		t.Skip("chromium not found on PATH; install Debian's chromium to run the browser test")
-	}
-	t.Fatal("chromium not found on PATH, and CI is set: the browser test must run")
-	return ""
+	t.Helper()
+	return integration.Program(t, "apt-get install -y chromium", "chromium", "chromium-browser", "google-chrome")
 }
 
 // artifacts is where screenshots go: $LEVEE_ARTIFACTS when set, else a temporary directory

@@ -22,11 +22,15 @@ import (
 )
 
 const (
-	minCalls    = 5                      // failures the breaker needs to see before it opens
-	probes      = 3                      // calls HALF_OPEN lets through
-	waitInOpen  = 300 * time.Millisecond // how long the breaker stays OPEN
-	timeLimit   = 100 * time.Millisecond
-	slowLatency = 400 * time.Millisecond
+	minCalls   = 5                      // failures the breaker needs to see before it opens
+	probes     = 3                      // calls HALF_OPEN lets through
+	waitInOpen = 300 * time.Millisecond // how long the breaker stays OPEN
+	// The time limit is far above a healthy answer's latency, so that a loaded machine, which
+	// may take a hundred milliseconds to carry one, never lets a healthy attempt time out: the
+	// checks count on every timeout being the slow gateway's. A slow request is cancelled at
+	// the limit, so the slow latency costs no time.
+	timeLimit   = time.Second
+	slowLatency = 3 * time.Second
 )
 
 // shop prices orders: the gateway, its client, the patterns guarding it, the cache of last
