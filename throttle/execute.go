@@ -3,7 +3,6 @@ package throttle
 import (
 	"context"
 
-	"github.com/levee-go/levee"
 	"github.com/levee-go/levee/internal/safe"
 )
 
@@ -46,7 +45,7 @@ func Execute[T any](ctx context.Context, t *Throttler, call func(context.Context
 // each run of the layer is one Execute(ctx, t, next). Placed inside a Retry, each attempt is
 // one request; a refusal is a levee rejection Retry does not retry by default. A nil t
 // returns a nil Decorator, which With skips.
-func Decorator[T any](t *Throttler) levee.Decorator[T] {
+func Decorator[T any](t *Throttler) func(ctx context.Context, next func(context.Context) (T, error)) (T, error) {
 	if t == nil {
 		return nil
 	}
