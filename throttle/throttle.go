@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/levee-go/levee/internal/errmatch"
 	"github.com/levee-go/levee/internal/reject"
 	"github.com/levee-go/levee/internal/safe"
 )
@@ -23,6 +24,7 @@ type Throttler struct {
 	start    time.Time     // the monotonic origin of the buckets
 	errFull  *ThrottledError
 	matchAny bool // no RecordErrors and no predicate: every error is a rejection
+	record   errmatch.List
 
 	mu      sync.Mutex
 	buckets []counts // ring; buckets[epoch % len] holds epoch's counts
@@ -45,7 +47,9 @@ func New(name string, cfg Config) (*Throttler, error) {
 	if err := cfg.validate(); err != nil {
 		return nil, err
 	}
+	record, _ := compileRecordErrors(cfg.RecordErrors) // validate checked it
 	t := &Throttler{
+		record:   record,
 		name:     name,
 		cfg:      cfg,
 		random:   cfg.Random,
@@ -169,10 +173,10 @@ func (t *Throttler) rejectedByBackend(err error) bool {
 	if t.matchAny {
 		return true
 	}
-	for _, e := range t.cfg.RecordErrors {
-		if safe.Is(err, e) {
-			return true
-		}
+	// Matching runs the Is and As methods of err, user code: a panic there counts the error
+	// as a rejection, as a panicking RecordErrorPredicate does.
+	if safe.Predicate(t.record.Match, err, true) {
+		return true
 	}
 	return t.cfg.RecordErrorPredicate != nil && safe.Predicate(t.cfg.RecordErrorPredicate, err, true)
 }
