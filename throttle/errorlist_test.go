@@ -2,7 +2,9 @@ package throttle_test
 
 import (
 	"context"
+	"fmt"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -43,4 +45,31 @@ func TestRecordErrorsRefusesEntriesThatCannotMatch(t *testing.T) {
 	_, err = throttle.New("x", throttle.Config{RecordErrors: []error{nil}})
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "throttle: RecordErrors[0] is nil")
+}
+
+// pastDeadline is a context whose deadline has passed but whose Err is not set yet, as a
+// context is for an instant after its deadline (a call's own timer may fire first).
+type pastDeadline struct{ context.Context }
+
+func (pastDeadline) Deadline() (time.Time, bool) { return time.Now().Add(-time.Millisecond), true }
+
+// TestExecuteCallerDeadlineBeforeErrIsSetCountsNothing: an error matching
+// context.DeadlineExceeded once the caller's deadline has passed counts nothing, even before
+// ctx.Err() is set, as Execute's doc says; before the deadline it is a backend rejection.
+func TestExecuteCallerDeadlineBeforeErrIsSetCountsNothing(t *testing.T) {
+	th := newThrottler(t, throttle.Config{})
+	deadlineErr := fmt.Errorf("rpc error: code = DeadlineExceeded: %w", context.DeadlineExceeded)
+	call := func(context.Context) (int, error) { return 0, deadlineErr }
+
+	_, err := throttle.Execute(pastDeadline{context.Background()}, th, call)
+	require.ErrorIs(t, err, context.DeadlineExceeded)
+	assert.Equal(t, uint64(0), th.Metrics().Requests, "the caller's deadline is not a request the backend answered")
+
+	ctx, cancel := context.WithTimeout(context.Background(), time.Hour)
+	defer cancel()
+	_, err = throttle.Execute(ctx, th, call)
+	require.ErrorIs(t, err, context.DeadlineExceeded)
+	m := th.Metrics()
+	assert.Equal(t, uint64(1), m.Requests)
+	assert.Equal(t, uint64(0), m.Accepts)
 }
