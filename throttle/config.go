@@ -48,7 +48,8 @@ type Config struct {
 
 	// Random returns the number in [0, 1) compared with the rejection probability; a call is
 	// refused when it is lower. Default math/rand/v2's Float64. It is called without any lock
-	// held, so it must be safe for concurrent use.
+	// held, so it must be safe for concurrent use. One that panics fails the call with a
+	// *levee.PanicError (Acquire returns it; nothing is counted).
 	Random func() float64
 }
 

@@ -73,3 +73,36 @@ func TestExecuteCallerDeadlineBeforeErrIsSetCountsNothing(t *testing.T) {
 	assert.Equal(t, uint64(1), m.Requests)
 	assert.Equal(t, uint64(0), m.Accepts)
 }
+
+// TestRandomPanicFailsTheCall: a Random that panics (user code) fails the call with a
+// *levee.PanicError instead of unwinding through Acquire and Execute.
+func TestRandomPanicFailsTheCall(t *testing.T) {
+	broken := false
+	th := newThrottler(t, throttle.Config{Random: func() float64 {
+		if broken {
+			panic("broken source")
+		}
+		return 0.99999
+	}})
+	// Shedding starts only once the backend rejects: make the probability positive.
+	for range 10 {
+		p, err := th.Acquire()
+		require.NoError(t, err)
+		p.OnError(errOverloaded)
+	}
+	require.Positive(t, th.RejectionProbability())
+	broken = true
+
+	var err error
+	require.NotPanics(t, func() { _, err = th.Acquire() })
+	var pe *levee.PanicError
+	require.ErrorAs(t, err, &pe)
+
+	called := false
+	require.NotPanics(t, func() {
+		_, err = throttle.Execute(context.Background(), th, func(context.Context) (int, error) { called = true; return 1, nil })
+	})
+	require.ErrorAs(t, err, &pe)
+	assert.False(t, called)
+	assert.Equal(t, uint64(10), th.Metrics().Requests, "the failed draws sent nothing")
+}

@@ -133,12 +133,29 @@ func (t *Throttler) Acquire() (Permit, error) {
 	t.rollLocked()
 	p := t.probabilityLocked()
 	t.mu.Unlock()
-	if p > 0 && t.random() < p {
-		t.throttled.Add(1)
-		return Permit{}, t.errFull
+	if p > 0 {
+		u, perr := t.draw()
+		if perr != nil {
+			return Permit{}, perr
+		}
+		if u < p {
+			t.throttled.Add(1)
+			return Permit{}, t.errFull
+		}
 	}
 	t.permitted.Add(1)
 	return Permit{t: t}, nil
+}
+
+// draw calls Random, user code: a panic fails the call with a *levee.PanicError rather than
+// unwinding through Acquire.
+func (t *Throttler) draw() (u float64, perr error) {
+	defer func() {
+		if v := recover(); v != nil {
+			perr = safe.NewPanicError(v)
+		}
+	}()
+	return t.random(), nil
 }
 
 // Permit is the right to send one call, taken by Acquire. End it once: OnSuccess when the
