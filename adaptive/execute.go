@@ -39,7 +39,7 @@ func Execute[T any](ctx context.Context, l *Limiter, call func(context.Context) 
 	}()
 	v, err := safe.Call(ctx, call)
 	returned = true
-	if safe.CallerCancelled(ctx, err) {
+	if safe.CallerEnded(ctx, err) {
 		p.OnIgnore()
 	} else {
 		p.Record(err)

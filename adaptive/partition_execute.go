@@ -37,7 +37,7 @@ func runPermit[T any](ctx context.Context, p Permit, call func(context.Context) 
 	}()
 	v, err := safe.Call(ctx, call)
 	returned = true
-	if safe.CallerCancelled(ctx, err) {
+	if safe.CallerEnded(ctx, err) {
 		p.OnIgnore()
 	} else {
 		p.Record(err)

@@ -188,7 +188,7 @@ func (cb *CircuitBreaker) now() time.Duration { return time.Since(cb.epoch) }
 func (cb *CircuitBreaker) after(d time.Duration) time.Duration {
 	now := cb.now()
 	switch {
-	case d > math.MaxInt64-now:
+	case now > 0 && d > math.MaxInt64-now: // for now <= 0, now + d cannot overflow
 		return math.MaxInt64
 	case d < 0:
 		return now - 1

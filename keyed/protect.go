@@ -5,6 +5,7 @@ import (
 
 	"github.com/levee-go/levee/adaptive"
 	"github.com/levee-go/levee/circuitbreaker"
+	"github.com/levee-go/levee/internal/safe"
 )
 
 // Protecting is implemented by instances that can be protecting their key at the moment, so
@@ -14,7 +15,7 @@ import (
 // would let the next call through to a failing dependency, with a fresh CLOSED breaker), and
 // an *adaptive.Limiter while callers wait in its queue (evicting it would forget the limit
 // and the waiters' order). Protecting is called under k's lock: it must be quick and must
-// not call k.
+// not call k. One that panics counts as protecting.
 type Protecting interface {
 	Protecting() bool
 }
@@ -36,7 +37,9 @@ func protected(v any) bool {
 	case *adaptive.Limiter:
 		return x != nil && x.Metrics().Queued > 0
 	case Protecting:
-		return x.Protecting()
+		// User code, run under k's lock: a panic must neither unwind through Get with the
+		// lock held nor drop a protection, so it counts as protecting.
+		return safe.Predicate(Protecting.Protecting, x, true)
 	}
 	return false
 }

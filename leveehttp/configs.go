@@ -19,8 +19,14 @@ import (
 //     setting becomes an IntervalBiFunction to do so; a negative wait of c's still stops
 //     retrying.
 //
-// Every other field is kept; retry.New validates the result as usual.
+// Every other field is kept; retry.New validates the result as usual. A WaitDuration New
+// refuses (a negative other than retry.NoWait) is returned unchanged, for New to refuse.
 func RetryConfig(c retry.Config) retry.Config {
+	if c.WaitDuration < 0 && c.WaitDuration != retry.NoWait {
+		// Invalid: kept as it is, so that retry.New refuses it naming WaitDuration, rather
+		// than turned into an interval that silently stops retrying.
+		return c
+	}
 	base := baseInterval(c)
 	c.WaitDuration, c.IntervalFunction = 0, nil
 	c.IntervalBiFunction = func(attempt int, err error, result any) time.Duration {

@@ -9,10 +9,13 @@ type incomingAttemptKey struct{}
 // it: what a server reads from its caller, as Envoy's x-envoy-attempt-count header or gRPC's
 // grpc-previous-rpc-attempts metadata (plus one) say. leveehttp's Middleware and leveegrpc's
 // server interceptors call it for every request that carries the number. A value below 1 is
-// stored as unknown.
+// stored as unknown. A nil ctx means context.Background().
 func WithIncomingAttempt(ctx context.Context, attempt int) context.Context {
 	if attempt < 1 {
 		attempt = 0
+	}
+	if ctx == nil {
+		ctx = context.Background()
 	}
 	return context.WithValue(ctx, incomingAttemptKey{}, attempt)
 }

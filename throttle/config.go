@@ -2,7 +2,11 @@ package throttle
 
 import (
 	"fmt"
+	"reflect"
 	"time"
+
+	"github.com/levee-go/levee/internal/errmatch"
+	"github.com/levee-go/levee/internal/reject"
 )
 
 // Defaults, from Google's SRE book (K = 2, "the last two minutes").
@@ -32,7 +36,8 @@ type Config struct {
 	WindowBuckets int
 
 	// RecordErrors are the errors that mean the backend rejected the request (overload), as
-	// errors.Is sentinels. RecordErrorPredicate, when set, decides too: an error matching
+	// errors.Is sentinels or levee.ErrorType[E]() markers (errors.As); a nil entry and a levee
+	// rejection, which never counts, are refused. RecordErrorPredicate, when set, decides too: an error matching
 	// either is a rejection, any other error is an accepted request. With neither set, every
 	// error is a rejection. A caller's own cancellation and a levee rejection by an inner
 	// pattern never count.
@@ -43,7 +48,8 @@ type Config struct {
 
 	// Random returns the number in [0, 1) compared with the rejection probability; a call is
 	// refused when it is lower. Default math/rand/v2's Float64. It is called without any lock
-	// held, so it must be safe for concurrent use.
+	// held, so it must be safe for concurrent use. One that panics fails the call with a
+	// *levee.PanicError (Acquire returns it; nothing is counted).
 	Random func() float64
 }
 
@@ -75,10 +81,31 @@ func (c Config) validate() error {
 	case c.Window < time.Duration(c.WindowBuckets):
 		return fmt.Errorf("throttle: Window must be at least WindowBuckets (%d) ns, got %v", c.WindowBuckets, c.Window)
 	}
-	for i, e := range c.RecordErrors {
+	_, err := compileRecordErrors(c.RecordErrors)
+	return err
+}
+
+// compileRecordErrors checks and compiles RecordErrors by the rule of every pattern's error
+// lists: each entry a sentinel (errors.Is) or a levee.ErrorType marker (errors.As), no nil
+// entry, typed or not, and no levee rejection, which never counts here and so could never
+// match.
+func compileRecordErrors(entries []error) (errmatch.List, error) {
+	for i, e := range entries {
 		if e == nil {
-			return fmt.Errorf("throttle: RecordErrors[%d] is nil", i)
+			return errmatch.List{}, fmt.Errorf("throttle: RecordErrors[%d] is nil", i)
 		}
 	}
-	return nil
+	list, err := errmatch.Compile("throttle: RecordErrors", entries)
+	if err != nil {
+		return errmatch.List{}, err
+	}
+	for i, e := range entries {
+		typ, marker := errmatch.TypeOf(e)
+		if marker && typ != reflect.TypeFor[reject.Rejection]() || !marker && !reject.Is(e) {
+			continue
+		}
+		return errmatch.List{}, fmt.Errorf("throttle: RecordErrors[%d] must not be a levee rejection, got %q; "+
+			"a rejection by an inner pattern never reached the backend and is never counted", i, e.Error())
+	}
+	return list, nil
 }

@@ -27,7 +27,7 @@ func Execute[T any](ctx context.Context, t *Throttler, call func(context.Context
 	}
 	v, err := safe.Call(ctx, call)
 	switch {
-	case safe.CallerCancelled(ctx, err):
+	case safe.CallerEnded(ctx, err):
 		p.Release()
 	case err != nil:
 		if _, panicked := err.(*safe.PanicError); panicked {

@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/levee-go/levee/internal/errmatch"
 	"github.com/levee-go/levee/internal/reject"
 	"github.com/levee-go/levee/internal/safe"
 )
@@ -23,6 +24,7 @@ type Throttler struct {
 	start    time.Time     // the monotonic origin of the buckets
 	errFull  *ThrottledError
 	matchAny bool // no RecordErrors and no predicate: every error is a rejection
+	record   errmatch.List
 
 	mu      sync.Mutex
 	buckets []counts // ring; buckets[epoch % len] holds epoch's counts
@@ -45,7 +47,9 @@ func New(name string, cfg Config) (*Throttler, error) {
 	if err := cfg.validate(); err != nil {
 		return nil, err
 	}
+	record, _ := compileRecordErrors(cfg.RecordErrors) // validate checked it
 	t := &Throttler{
+		record:   record,
 		name:     name,
 		cfg:      cfg,
 		random:   cfg.Random,
@@ -129,12 +133,29 @@ func (t *Throttler) Acquire() (Permit, error) {
 	t.rollLocked()
 	p := t.probabilityLocked()
 	t.mu.Unlock()
-	if p > 0 && t.random() < p {
-		t.throttled.Add(1)
-		return Permit{}, t.errFull
+	if p > 0 {
+		u, perr := t.draw()
+		if perr != nil {
+			return Permit{}, perr
+		}
+		if u < p {
+			t.throttled.Add(1)
+			return Permit{}, t.errFull
+		}
 	}
 	t.permitted.Add(1)
 	return Permit{t: t}, nil
+}
+
+// draw calls Random, user code: a panic fails the call with a *levee.PanicError rather than
+// unwinding through Acquire.
+func (t *Throttler) draw() (u float64, perr error) {
+	defer func() {
+		if v := recover(); v != nil {
+			perr = safe.NewPanicError(v)
+		}
+	}()
+	return t.random(), nil
 }
 
 // Permit is the right to send one call, taken by Acquire. End it once: OnSuccess when the
@@ -169,10 +190,10 @@ func (t *Throttler) rejectedByBackend(err error) bool {
 	if t.matchAny {
 		return true
 	}
-	for _, e := range t.cfg.RecordErrors {
-		if safe.Is(err, e) {
-			return true
-		}
+	// Matching runs the Is and As methods of err, user code: a panic there counts the error
+	// as a rejection, as a panicking RecordErrorPredicate does.
+	if safe.Predicate(t.record.Match, err, true) {
+		return true
 	}
 	return t.cfg.RecordErrorPredicate != nil && safe.Predicate(t.cfg.RecordErrorPredicate, err, true)
 }

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime/debug"
+	"time"
 )
 
 // ErrNilCall is returned when a nil function is given where a call is expected.
@@ -75,6 +76,20 @@ func CallerCancelled(ctx context.Context, err error) bool {
 	}
 	cause := context.Cause(ctx)
 	return cause != nil && cause != cerr && Is(err, cause)
+}
+
+// CallerEnded reports whether err is the caller's own end: CallerCancelled, or an error
+// matching context.DeadlineExceeded once ctx's deadline has passed, even an instant before
+// ctx.Err() is set (the call's own timer may fire before the context's).
+func CallerEnded(ctx context.Context, err error) bool {
+	if err == nil {
+		return false
+	}
+	if CallerCancelled(ctx, err) {
+		return true
+	}
+	dl, ok := ctx.Deadline()
+	return ok && !time.Now().Before(dl) && Is(err, context.DeadlineExceeded)
 }
 
 // Is is errors.Is(err, target) for an err that comes from user code: the Is methods of its
