@@ -79,6 +79,41 @@ func (p *Pipeline[T]) WithRateLimiter(rl *ratelimiter.RateLimiter) *Pipeline[T] 
 	return p.with(compose.RateLimiter[T](rl))
 }
 
+// WithPermissionLimiter returns p wrapped in l, a rate limiter of any kind (a PermissionLimiter):
+// each run of what was added before takes one permission, as WithRateLimiter. A
+// *ratelimiter.RateLimiter passed here gets WithRateLimiter's layer, which allocates nothing;
+// another limiter costs what its AcquirePermission costs. A nil l adds nothing.
+func (p *Pipeline[T]) WithPermissionLimiter(l PermissionLimiter) *Pipeline[T] {
+	switch l := l.(type) {
+	case nil:
+		return p.orEmpty()
+	case *ratelimiter.RateLimiter:
+		return p.WithRateLimiter(l)
+	}
+	return p.with(compose.Permissions[T](l))
+}
+
+// WithAdmission returns p wrapped in a, in a circuit breaker's place: each run of what was
+// added before asks a for a permit and ends it with the run's outcome (OnSuccess, OnError with
+// the error or a panic's *PanicError, Release when the caller's own context ended the run). A
+// refusal returns a's error and runs nothing inside. Use it for a breaker shared by a fleet or
+// client-side throttling (throttle.Throttler); inside a Retry each attempt is one call. A nil a
+// adds nothing.
+func (p *Pipeline[T]) WithAdmission(a Admitter) *Pipeline[T] {
+	if a == nil {
+		return p.orEmpty()
+	}
+	return p.with(compose.Admission[T](a))
+}
+
+// WithConcurrencyLimiter returns p wrapped in l, in a bulkhead's place: each run of what was
+// added before holds one permit of l while it runs and ends it with the run's outcome, as
+// WithAdmission. Use it for an adaptive limit (adaptive.Limiter, adaptive.PartitionedLimiter),
+// which learns from the run's latency. A nil l adds nothing.
+func (p *Pipeline[T]) WithConcurrencyLimiter(l Admitter) *Pipeline[T] {
+	return p.WithAdmission(l)
+}
+
 // WithCircuitBreaker returns p wrapped in cb: each run of what was added before is one call
 // for the breaker. A nil cb adds nothing.
 func (p *Pipeline[T]) WithCircuitBreaker(cb *circuitbreaker.CircuitBreaker) *Pipeline[T] {

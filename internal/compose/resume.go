@@ -25,7 +25,7 @@ func (c *Chain[T]) CanRefuse() bool {
 	}
 	for i := range c.layers {
 		switch c.layers[i].kind {
-		case kindCircuitBreaker, kindRateLimiter, kindBulkhead:
+		case kindCircuitBreaker, kindRateLimiter, kindBulkhead, kindPermissions, kindAdmission:
 			return true
 		}
 	}
@@ -70,7 +70,8 @@ func (c *Chain[T]) Watch(wake func()) (stop func()) {
 // RetryAfter returns the time after which the patterns of c that refuse by the clock may
 // permit again: the largest of an OPEN breaker's remaining wait
 // (circuitbreaker.RemainingWaitInOpenState) and a rate limiter's time to its next permission
-// (ratelimiter.Metrics.NanosToWait); 0 when none has such a wait. A nil c returns 0.
+// (ratelimiter.Metrics.NanosToWait), and the RetryAfter of every other limiter or admitter that
+// has one (levee.RetryAdvisor); 0 when none has such a wait. A nil c returns 0.
 func (c *Chain[T]) RetryAfter() (after time.Duration) {
 	if c == nil {
 		return 0
@@ -82,6 +83,14 @@ func (c *Chain[T]) RetryAfter() (after time.Duration) {
 			after = max(after, l.cb.RemainingWaitInOpenState())
 		case kindRateLimiter:
 			after = max(after, l.rl.Metrics().NanosToWait)
+		case kindPermissions:
+			if r, ok := l.pl.(retryAdvisor); ok {
+				after = max(after, r.RetryAfter())
+			}
+		case kindAdmission:
+			if r, ok := l.ad.(retryAdvisor); ok {
+				after = max(after, r.RetryAfter())
+			}
 		}
 	}
 	return after
