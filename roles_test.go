@@ -136,7 +136,9 @@ func TestAdmissionEndsThePermitByTheOutcome(t *testing.T) {
 
 type recordingAdmitter struct{ ends []string }
 
-func (r *recordingAdmitter) Admit(context.Context) (levee.Permit, error) { return recordingPermit{r}, nil }
+func (r *recordingAdmitter) Admit(context.Context) (levee.Permit, error) {
+	return recordingPermit{r}, nil
+}
 
 type recordingPermit struct{ r *recordingAdmitter }
 
