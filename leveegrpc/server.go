@@ -52,8 +52,8 @@ type ServerConfig struct {
 	// RESOURCE_EXHAUSTED and PushbackKey in the trailers: the limiter's own wait at the
 	// refusal, rounded up to the millisecond — for a *ratelimiter.RateLimiter its
 	// NanosToWait, for a levee.RetryAdvisor its RetryAfter; a limiter that is neither sends
-	// no pushback. Another error (its store failing) ends the call as the handler's errors
-	// without a status do (UNAVAILABLE for a levee store error is not assumed: UNKNOWN).
+	// no pushback. Another error (its store failing, say) ends the call as a handler's error
+	// without a status does (UNKNOWN), without pushback.
 	Limiter levee.PermissionLimiter
 
 	// ConcurrencyLimiter is a limit on the handlers running at once of any kind
