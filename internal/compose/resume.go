@@ -16,7 +16,8 @@ func Refused(err error, o fallback.Outcome) bool {
 }
 
 // CanRefuse reports whether c holds a pattern that refuses calls (a breaker, a rate limiter or
-// a bulkhead): only then may PauseWhileOpen hold an element. A rejection that the guarded
+// a bulkhead, or a limiter or admitter of another kind that says when to come back, a
+// levee.RetryAdvisor): only then may PauseWhileOpen hold an element. A rejection that the guarded
 // function itself returns, through a pipeline with no such pattern, is no refusal of the
 // pipeline, and nothing of it could end the wait. A nil c refuses nothing.
 func (c *Chain[T]) CanRefuse() bool {
@@ -25,8 +26,19 @@ func (c *Chain[T]) CanRefuse() bool {
 	}
 	for i := range c.layers {
 		switch c.layers[i].kind {
-		case kindCircuitBreaker, kindRateLimiter, kindBulkhead, kindPermissions, kindAdmission:
+		case kindCircuitBreaker, kindRateLimiter, kindBulkhead:
 			return true
+		case kindPermissions:
+			// Another kind of limiter can end a pause only by the clock: nothing of it is
+			// watched, so one that cannot say when (no RetryAdvisor) could hold an element
+			// for ever.
+			if _, ok := c.layers[i].pl.(retryAdvisor); ok {
+				return true
+			}
+		case kindAdmission:
+			if _, ok := c.layers[i].ad.(retryAdvisor); ok {
+				return true
+			}
 		}
 	}
 	return false
