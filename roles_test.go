@@ -188,3 +188,15 @@ func TestSuccessPathAllocationsWithRoles(t *testing.T) {
 	assert.Equal(t, 1.0, testing.AllocsPerRun(1000, func() { _, _ = p.Execute(ctx, call) }))
 	assert.Equal(t, int64(3003), b.calls.Load(), "each AllocsPerRun runs once more to warm up")
 }
+
+// A role's field holding a nil pointer is left out, as a nil pattern field is.
+func TestNilPointersInRolesAreLeftOut(t *testing.T) {
+	var th *throttle.Throttler
+	var al *adaptive.Limiter
+	var rl *ratelimiter.RateLimiter
+	p := levee.DefaultPipeline[string](levee.Patterns{Admission: th, ConcurrencyLimiter: al, Limiter: rl}, nil)
+	b := &backend{}
+	v, err := p.Execute(context.Background(), b.call)
+	require.NoError(t, err)
+	assert.Equal(t, "ok", v)
+}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"math"
+	"reflect"
 	"strconv"
 	"strings"
 	"time"
@@ -105,6 +106,13 @@ func NewServer(cfg ServerConfig) (*Server, error) {
 		return nil, fmt.Errorf("leveegrpc: BulkheadPushback must be >= 0 (or NoPushback for none), got %v", cfg.BulkheadPushback)
 	}
 	s := &Server{cfg: cfg}
+	if isNil(cfg.Limiter) {
+		cfg.Limiter = nil // a nil pointer in the field is a limiter left unset
+	}
+	if isNil(cfg.ConcurrencyLimiter) {
+		cfg.ConcurrencyLimiter = nil
+	}
+	s.cfg = cfg
 	var limiter levee.PermissionLimiter
 	if cfg.Limiter != nil {
 		limiter = taggedLimiter{cfg.Limiter}
@@ -246,6 +254,18 @@ func (s *Server) serverError(ctx context.Context, method string, err error, ran 
 		return withStatus(c, err)
 	}
 	return err
+}
+
+// isNil reports whether v is nil or holds a nil pointer (or other nil reference).
+func isNil(v any) bool {
+	if v == nil {
+		return true
+	}
+	switch r := reflect.ValueOf(v); r.Kind() {
+	case reflect.Pointer, reflect.Map, reflect.Slice, reflect.Chan, reflect.Func, reflect.Interface:
+		return r.IsNil()
+	}
+	return false
 }
 
 // refusal is an error of ServerConfig.Limiter or ConcurrencyLimiter, tagged with the limiter

@@ -121,3 +121,14 @@ func TestServerConcurrencyLimiterAdaptivePushback(t *testing.T) {
 		assert.Equal(t, 0, al.Metrics().InFlight)
 	})
 }
+
+// A nil pointer in a role's field is a limiter left unset.
+func TestServerNilPointerRolesAreUnset(t *testing.T) {
+	var rl *ratelimiter.RateLimiter
+	var al *adaptive.Limiter
+	s, err := leveegrpc.NewServer(leveegrpc.ServerConfig{Limiter: rl, ConcurrencyLimiter: al})
+	require.NoError(t, err)
+	resp, err := s.UnaryServerInterceptor()(t.Context(), nil, unaryInfo, okUnary)
+	require.NoError(t, err)
+	assert.Equal(t, "ok", resp)
+}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"reflect"
 	"runtime/debug"
 	"strconv"
 	"strings"
@@ -107,6 +108,12 @@ func Middleware(cfg ServerConfig) (func(http.Handler) http.Handler, error) {
 	}
 	if cfg.BulkheadRetryAfter == 0 {
 		cfg.BulkheadRetryAfter = DefaultBulkheadRetryAfter
+	}
+	if isNil(cfg.Limiter) {
+		cfg.Limiter = nil // a nil pointer in the field is a limiter left unset
+	}
+	if isNil(cfg.ConcurrencyLimiter) {
+		cfg.ConcurrencyLimiter = nil
 	}
 	cfg.AttemptCountHeader = http.CanonicalHeaderKey(cfg.AttemptCountHeader)
 	if cfg.AttemptCountHeader == "" {
@@ -279,6 +286,18 @@ func serveTimed(cfg ServerConfig, permit levee.Permit, next http.Handler, w http
 		}
 	default:
 	}
+}
+
+// isNil reports whether v is nil or holds a nil pointer (or other nil reference).
+func isNil(v any) bool {
+	if v == nil {
+		return true
+	}
+	switch r := reflect.ValueOf(v); r.Kind() {
+	case reflect.Pointer, reflect.Map, reflect.Slice, reflect.Chan, reflect.Func, reflect.Interface:
+		return r.IsNil()
+	}
+	return false
 }
 
 // limiterWait is the wait a refused request is told for l: a core limiter's NanosToWait, a

@@ -160,3 +160,11 @@ func serveOneAt(h http.Handler, path string) *httptest.ResponseRecorder {
 	h.ServeHTTP(w, httptest.NewRequest(http.MethodGet, path, nil))
 	return w
 }
+
+// A nil pointer in a role's field is a limiter left unset.
+func TestMiddlewareNilPointerRolesAreUnset(t *testing.T) {
+	var rl *ratelimiter.RateLimiter
+	var al *adaptive.Limiter
+	h := middleware(t, leveehttp.ServerConfig{Limiter: rl, ConcurrencyLimiter: al}, okHandler)
+	assert.Equal(t, http.StatusOK, serveOne(h).Code)
+}
