@@ -33,7 +33,7 @@ var floors = []struct {
 	{"ground", []string{"internal/..."}},
 	// each stands alone.
 	{"patterns", []string{"circuitbreaker", "retry", "bulkhead", "ratelimiter", "timelimiter",
-		"fallback", "adaptive", "chaos"}},
+		"fallback", "adaptive", "chaos", "throttle", "priority"}},
 	// Compose[T]().With…(), DefaultPipeline, Patterns, keyed; internal/compose is the chain
 	// behind levee.Pipeline, which the engines reach by converting a *levee.Pipeline[T].
 	{"composition", []string{"", "keyed", "internal/compose"}},

@@ -3,7 +3,6 @@ package adaptive
 import (
 	"context"
 
-	"github.com/levee-go/levee"
 	"github.com/levee-go/levee/internal/safe"
 )
 
@@ -49,7 +48,7 @@ func runPermit[T any](ctx context.Context, p Permit, call func(context.Context) 
 // PartitionedDecorator returns l as a layer for levee.Pipeline.With: each run is one
 // ExecutePartitioned(ctx, l, next), the partition read from the call's context. A nil l
 // returns a nil Decorator, which With skips.
-func PartitionedDecorator[T any](l *PartitionedLimiter) levee.Decorator[T] {
+func PartitionedDecorator[T any](l *PartitionedLimiter) func(ctx context.Context, next func(context.Context) (T, error)) (T, error) {
 	if l == nil {
 		return nil
 	}
@@ -61,7 +60,7 @@ func PartitionedDecorator[T any](l *PartitionedLimiter) levee.Decorator[T] {
 // PrioritizedDecorator returns l behind p as a layer for levee.Pipeline.With: each run is one
 // ExecutePrioritized(ctx, p, l, next), the level read from the call's context. A nil l
 // returns a nil Decorator, which With skips; a nil p is Decorator(l).
-func PrioritizedDecorator[T any](p *Prioritizer, l *Limiter) levee.Decorator[T] {
+func PrioritizedDecorator[T any](p *Prioritizer, l *Limiter) func(ctx context.Context, next func(context.Context) (T, error)) (T, error) {
 	if l == nil {
 		return nil
 	}

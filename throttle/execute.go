@@ -3,7 +3,6 @@ package throttle
 import (
 	"context"
 
-	"github.com/levee-go/levee"
 	"github.com/levee-go/levee/internal/safe"
 )
 
@@ -46,7 +45,7 @@ func Execute[T any](ctx context.Context, t *Throttler, call func(context.Context
 // each run of the layer is one Execute(ctx, t, next). Placed inside a Retry, each attempt is
 // one request; a refusal is a levee rejection Retry does not retry by default. A nil t
 // returns a nil Decorator, which With skips.
-func Decorator[T any](t *Throttler) levee.Decorator[T] {
+func Decorator[T any](t *Throttler) func(ctx context.Context, next func(context.Context) (T, error)) (T, error) {
 	if t == nil {
 		return nil
 	}
@@ -55,12 +54,18 @@ func Decorator[T any](t *Throttler) levee.Decorator[T] {
 	}
 }
 
-// Admit is Acquire as a levee.Admitter, so that t joins a pipeline, a levee.Patterns
+// Admit is Acquire as a levee.Admitter (its result written as the interface literal
+// levee.Permit is an alias of, so that this pattern package needs no import of levee), so
+// that t joins a pipeline, a levee.Patterns
 // (Admission) or a client in a breaker's place: the pipeline ends the permit with the call's
 // outcome (OnSuccess, OnError, or Release for the caller's own cancellation). ctx is not
 // read: the decision is local and immediate. A refusal returns t's *ThrottledError and a nil
 // permit. The permit is a pointer in size, so returning it boxed allocates nothing.
-func (t *Throttler) Admit(ctx context.Context) (levee.Permit, error) {
+func (t *Throttler) Admit(ctx context.Context) (interface {
+	OnSuccess()
+	OnError(err error)
+	Release()
+}, error) {
 	p, err := t.Acquire()
 	if err != nil {
 		return nil, err
