@@ -13,12 +13,27 @@ import (
 
 // Patterns names the patterns guarding one dependency. It is not generic, so one Patterns
 // value serves calls of every result type; any field may be nil.
+//
+// levee's own patterns have fields of their concrete types, read back as they are
+// (ps.CircuitBreaker.State()) and run without an allocation. Patterns of other kinds join
+// through the fields typed by their role: Limiter takes any PermissionLimiter (a rate limiter
+// shared by a fleet, leveeredis.RateLimiter), Admission any Admitter in a breaker's place (a
+// breaker shared by a fleet, throttle.Throttler), ConcurrencyLimiter any Admitter in a
+// bulkhead's place (adaptive.Limiter, adaptive.PartitionedLimiter). Both fields of a role may
+// be set: DefaultPipeline nests the interface-typed one inside the concrete one.
 type Patterns struct {
 	Retry          *retry.Retry
 	CircuitBreaker *circuitbreaker.CircuitBreaker
 	RateLimiter    *ratelimiter.RateLimiter
 	TimeLimiter    *timelimiter.TimeLimiter
 	Bulkhead       *bulkhead.Bulkhead
+
+	// Limiter takes one permission per attempt, inside RateLimiter.
+	Limiter PermissionLimiter
+	// Admission admits each attempt in a breaker's place, inside CircuitBreaker.
+	Admission Admitter
+	// ConcurrencyLimiter holds a permit while each attempt runs, inside Bulkhead.
+	ConcurrencyLimiter Admitter
 }
 
 // Configs holds one config per pattern for NewPatterns. A nil field leaves that pattern out; a
@@ -93,6 +108,11 @@ func Must[T any](v T, err error) T {
 //
 //	Fallback(Retry(CircuitBreaker(RateLimiter(TimeLimiter(Bulkhead(call))))))
 //
+// The role-typed fields sit inside the concrete field of their role, so that the full nesting
+// is
+//
+//	Fallback(Retry(CircuitBreaker(Admission(RateLimiter(Limiter(TimeLimiter(Bulkhead(ConcurrencyLimiter(call)))))))))
+//
 // Each retry attempt is one breaker decision and takes one rate-limiter permission, gets its own
 // deadline, and holds the bulkhead only while it runs; the fallback answers only when the retry
 // has given up. Unlike Resilience4j's annotations, the fallback cannot be placed inside the
@@ -105,9 +125,12 @@ func Must[T any](v T, err error) T {
 // that permit rather than be refused.
 func DefaultPipeline[T any](ps Patterns, fb *fallback.Fallback[T]) *Pipeline[T] {
 	return Compose[T]().
+		WithConcurrencyLimiter(ps.ConcurrencyLimiter).
 		WithBulkhead(ps.Bulkhead).
 		WithTimeLimiter(ps.TimeLimiter).
+		WithPermissionLimiter(ps.Limiter).
 		WithRateLimiter(ps.RateLimiter).
+		WithAdmission(ps.Admission).
 		WithCircuitBreaker(ps.CircuitBreaker).
 		WithRetry(ps.Retry).
 		WithFallback(fb)

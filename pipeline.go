@@ -2,6 +2,7 @@ package levee
 
 import (
 	"context"
+	"reflect"
 
 	"github.com/levee-go/levee/bulkhead"
 	"github.com/levee-go/levee/circuitbreaker"
@@ -77,6 +78,56 @@ func (p *Pipeline[T]) WithRateLimiter(rl *ratelimiter.RateLimiter) *Pipeline[T] 
 		return p.orEmpty()
 	}
 	return p.with(compose.RateLimiter[T](rl))
+}
+
+// WithPermissionLimiter returns p wrapped in l, a rate limiter of any kind (a PermissionLimiter):
+// each run of what was added before takes one permission, as WithRateLimiter. A
+// *ratelimiter.RateLimiter passed here gets WithRateLimiter's layer, which allocates nothing;
+// another limiter costs what its AcquirePermission costs. A nil l, or an l holding a nil
+// pointer (a *leveeredis.RateLimiter left nil), adds nothing, as a nil pattern does.
+func (p *Pipeline[T]) WithPermissionLimiter(l PermissionLimiter) *Pipeline[T] {
+	if isNil(l) {
+		return p.orEmpty()
+	}
+	if rl, ok := l.(*ratelimiter.RateLimiter); ok {
+		return p.WithRateLimiter(rl)
+	}
+	return p.with(compose.Permissions[T](l))
+}
+
+// WithAdmission returns p wrapped in a, in a circuit breaker's place: each run of what was
+// added before asks a for a permit and ends it with the run's outcome (OnSuccess, OnError with
+// the error or a panic's *PanicError, Release when the caller's own context ended the run). A
+// refusal returns a's error and runs nothing inside. Use it for a breaker shared by a fleet or
+// client-side throttling (throttle.Throttler); inside a Retry each attempt is one call. A nil
+// a, or an a holding a nil pointer, adds nothing.
+func (p *Pipeline[T]) WithAdmission(a Admitter) *Pipeline[T] {
+	if isNil(a) {
+		return p.orEmpty()
+	}
+	return p.with(compose.Admission[T](a))
+}
+
+// WithConcurrencyLimiter returns p wrapped in l, in a bulkhead's place: each run of what was
+// added before holds one permit of l while it runs and ends it with the run's outcome, as
+// WithAdmission. Use it for an adaptive limit (adaptive.Limiter, adaptive.PartitionedLimiter),
+// which learns from the run's latency. A nil l, or an l holding a nil pointer, adds nothing.
+func (p *Pipeline[T]) WithConcurrencyLimiter(l Admitter) *Pipeline[T] {
+	return p.WithAdmission(l)
+}
+
+// isNil reports whether v is nil or holds a nil pointer, map, slice, channel or function: a
+// pattern left unset in a role's field, which the pipeline leaves out rather than calling.
+// It runs once per layer built, never per call.
+func isNil(v any) bool {
+	if v == nil {
+		return true
+	}
+	switch r := reflect.ValueOf(v); r.Kind() {
+	case reflect.Pointer, reflect.Map, reflect.Slice, reflect.Chan, reflect.Func, reflect.Interface:
+		return r.IsNil()
+	}
+	return false
 }
 
 // WithCircuitBreaker returns p wrapped in cb: each run of what was added before is one call

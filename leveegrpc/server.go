@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"math"
+	"reflect"
 	"strconv"
 	"strings"
 	"time"
@@ -30,9 +31,10 @@ const DefaultBulkheadPushback = 100 * time.Millisecond
 const NoPushback time.Duration = -1
 
 // ServerConfig names the patterns that guard a gRPC server's handlers. Any of them may be
-// nil; they nest as levee.DefaultPipeline does, RateLimiter(TimeLimiter(Bulkhead(handler))):
-// a call takes a rate-limiter permission first, then runs under the time limit, holding a
-// bulkhead permit while the handler runs.
+// nil; they nest as levee.DefaultPipeline does,
+// RateLimiter(Limiter(TimeLimiter(Bulkhead(ConcurrencyLimiter(handler))))): a call takes its
+// rate-limiter permissions first, then runs under the time limit, holding a bulkhead permit
+// and a concurrency limiter's while the handler runs.
 type ServerConfig struct {
 	// Bulkhead bounds the handlers running at once. A call it refuses ends with
 	// RESOURCE_EXHAUSTED and, unless BulkheadPushback is NoPushback, PushbackKey in the
@@ -44,6 +46,25 @@ type ServerConfig struct {
 	// permission at the refusal (ratelimiter.Metrics.NanosToWait), rounded up to the
 	// millisecond.
 	RateLimiter *ratelimiter.RateLimiter
+
+	// Limiter is a rate limiter of any kind (levee.PermissionLimiter: a limiter shared by a
+	// fleet, leveeredis.RateLimiter, or one of your own), taking one permission per call
+	// inside RateLimiter. A call it refuses with a rejection (levee.IsRejection) ends with
+	// RESOURCE_EXHAUSTED and PushbackKey in the trailers: the limiter's own wait at the
+	// refusal, rounded up to the millisecond — for a *ratelimiter.RateLimiter its
+	// NanosToWait, for a levee.RetryAdvisor its RetryAfter; a limiter that is neither sends
+	// no pushback. Another error (its store failing, say) ends the call as a handler's error
+	// without a status does (UNKNOWN), without pushback.
+	Limiter levee.PermissionLimiter
+
+	// ConcurrencyLimiter is a limit on the handlers running at once of any kind
+	// (levee.Admitter: adaptive.Limiter, adaptive.PartitionedLimiter, a Prioritizer's
+	// limiter), holding one permit while the handler runs, inside Bulkhead. A call it refuses
+	// ends with RESOURCE_EXHAUSTED and PushbackKey: the limiter's RetryAfter when it is a
+	// levee.RetryAdvisor that says a positive wait, else BulkheadPushback (none for
+	// NoPushback). The permit ends with the handler's outcome: OnSuccess, OnError with its
+	// error (or its panic's *levee.PanicError), Release when the client cancelled.
+	ConcurrencyLimiter levee.Admitter
 
 	// TimeLimiter bounds each handler's run to its TimeoutDuration. The handler runs on the
 	// RPC's own goroutine with a context whose deadline is the limit (the earlier of it and the
@@ -85,14 +106,29 @@ func NewServer(cfg ServerConfig) (*Server, error) {
 		return nil, fmt.Errorf("leveegrpc: BulkheadPushback must be >= 0 (or NoPushback for none), got %v", cfg.BulkheadPushback)
 	}
 	s := &Server{cfg: cfg}
-	s.unary = levee.Compose[any]().WithBulkhead(cfg.Bulkhead)
-	s.stream = levee.Compose[struct{}]().WithBulkhead(cfg.Bulkhead)
+	if isNil(cfg.Limiter) {
+		cfg.Limiter = nil // a nil pointer in the field is a limiter left unset
+	}
+	if isNil(cfg.ConcurrencyLimiter) {
+		cfg.ConcurrencyLimiter = nil
+	}
+	s.cfg = cfg
+	var limiter levee.PermissionLimiter
+	if cfg.Limiter != nil {
+		limiter = taggedLimiter{cfg.Limiter}
+	}
+	var concurrency levee.Admitter
+	if cfg.ConcurrencyLimiter != nil {
+		concurrency = taggedAdmitter{cfg.ConcurrencyLimiter}
+	}
+	s.unary = levee.Compose[any]().WithConcurrencyLimiter(concurrency).WithBulkhead(cfg.Bulkhead)
+	s.stream = levee.Compose[struct{}]().WithConcurrencyLimiter(concurrency).WithBulkhead(cfg.Bulkhead)
 	if cfg.TimeLimiter != nil {
 		s.unary = s.unary.With(timeLimit[any](cfg.TimeLimiter))
 		s.stream = s.stream.With(timeLimit[struct{}](cfg.TimeLimiter))
 	}
-	s.unary = s.unary.WithRateLimiter(cfg.RateLimiter)
-	s.stream = s.stream.WithRateLimiter(cfg.RateLimiter)
+	s.unary = s.unary.WithPermissionLimiter(limiter).WithRateLimiter(cfg.RateLimiter)
+	s.stream = s.stream.WithPermissionLimiter(limiter).WithRateLimiter(cfg.RateLimiter)
 	return s, nil
 }
 
@@ -182,6 +218,16 @@ func (s *limitedStream) Context() context.Context { return s.ctx }
 // was called: a levee rejection is the Server's own only when it was not (a handler may
 // return one from a dependency it guards, which carries no pushback of the Server's).
 func (s *Server) serverError(ctx context.Context, method string, err error, ran bool, setTrailer func(metadata.MD)) error {
+	var ref *refusal
+	if errors.As(err, &ref) {
+		if !ran && levee.IsRejection(ref.err) {
+			if d, ok := ref.wait(s.cfg.BulkheadPushback); ok {
+				setTrailer(pushbackMD(d))
+			}
+			return withStatus(codes.ResourceExhausted, ref.err)
+		}
+		err = ref.err
+	}
 	var perr *levee.PanicError
 	switch {
 	case errors.As(err, &perr):
@@ -208,6 +254,70 @@ func (s *Server) serverError(ctx context.Context, method string, err error, ran 
 		return withStatus(c, err)
 	}
 	return err
+}
+
+// isNil reports whether v is nil or holds a nil pointer (or other nil reference).
+func isNil(v any) bool {
+	if v == nil {
+		return true
+	}
+	switch r := reflect.ValueOf(v); r.Kind() {
+	case reflect.Pointer, reflect.Map, reflect.Slice, reflect.Chan, reflect.Func, reflect.Interface:
+		return r.IsNil()
+	}
+	return false
+}
+
+// refusal is an error of ServerConfig.Limiter or ConcurrencyLimiter, tagged with the limiter
+// so that serverError tells a refusal of the Server's own from one the handler returned, and
+// sends that limiter's wait.
+type refusal struct {
+	err         error
+	limiter     levee.PermissionLimiter // set for Limiter's errors
+	concurrency levee.Admitter          // set for ConcurrencyLimiter's errors
+}
+
+func (r *refusal) Error() string { return r.err.Error() }
+func (r *refusal) Unwrap() error { return r.err }
+
+// wait returns the pushback of the refusal, read at once from the limiter that refused, and
+// whether to send one; bulkheadPushback is the ConcurrencyLimiter's default.
+func (r *refusal) wait(bulkheadPushback time.Duration) (time.Duration, bool) {
+	if r.limiter != nil {
+		if rl, ok := r.limiter.(*ratelimiter.RateLimiter); ok {
+			return rl.Metrics().NanosToWait, true
+		}
+		a, ok := r.limiter.(levee.RetryAdvisor)
+		if !ok {
+			return 0, false
+		}
+		return a.RetryAfter(), true
+	}
+	if a, ok := r.concurrency.(levee.RetryAdvisor); ok {
+		if d := a.RetryAfter(); d > 0 {
+			return d, true
+		}
+	}
+	return bulkheadPushback, bulkheadPushback >= 0
+}
+
+type taggedLimiter struct{ l levee.PermissionLimiter }
+
+func (t taggedLimiter) AcquirePermission(ctx context.Context, n int) error {
+	if err := t.l.AcquirePermission(ctx, n); err != nil {
+		return &refusal{err: err, limiter: t.l}
+	}
+	return nil
+}
+
+type taggedAdmitter struct{ a levee.Admitter }
+
+func (t taggedAdmitter) Admit(ctx context.Context) (levee.Permit, error) {
+	p, err := t.a.Admit(ctx)
+	if err != nil {
+		return nil, &refusal{err: err, concurrency: t.a}
+	}
+	return p, nil
 }
 
 // pushbackMD returns the trailer carrying d as PushbackKey, in milliseconds rounded up.

@@ -5,12 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"reflect"
 	"runtime/debug"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/levee-go/levee"
 	"github.com/levee-go/levee/bulkhead"
 	"github.com/levee-go/levee/ratelimiter"
 	"github.com/levee-go/levee/retry"
@@ -27,6 +29,15 @@ type ServerConfig struct {
 	// (ratelimiter.Metrics.NanosToWait), in whole seconds rounded up, at least 1.
 	RateLimiter *ratelimiter.RateLimiter
 
+	// Limiter, when set, is a rate limiter of any kind (levee.PermissionLimiter: a limiter
+	// shared by a fleet, leveeredis.RateLimiter, or one of your own), taking one permission
+	// per request after RateLimiter. A request refused with a rejection (levee.IsRejection)
+	// is answered 429 Too Many Requests with Retry-After: the limiter's own wait, in whole
+	// seconds rounded up, at least 1 — for a *ratelimiter.RateLimiter its NanosToWait, for a
+	// levee.RetryAdvisor its RetryAfter at the refusal, else 1. Any other error it returns
+	// (its store failing, say) is answered 503 Service Unavailable without Retry-After.
+	Limiter levee.PermissionLimiter
+
 	// Bulkhead, when set, holds one permit while the handler runs, waiting up to its
 	// MaxWaitDuration. A request refused is answered 503 Service Unavailable with Retry-After:
 	// BulkheadRetryAfter. The permit is released when the handler returns, or panics.
@@ -36,6 +47,17 @@ type ServerConfig struct {
 	// when a permit will be free. Rounded up to whole seconds. [0: DefaultBulkheadRetryAfter,
 	// 1s; must be >= 0]
 	BulkheadRetryAfter time.Duration
+
+	// ConcurrencyLimiter, when set, is a limit on the requests served at once of any kind
+	// (levee.Admitter: adaptive.Limiter, adaptive.PartitionedLimiter, a Prioritizer's
+	// limiter), holding one permit while the handler runs, after Bulkhead. A request refused
+	// is answered 503 Service Unavailable with Retry-After: the limiter's RetryAfter at the
+	// refusal when it is a levee.RetryAdvisor and says a positive wait, else
+	// BulkheadRetryAfter; in whole seconds rounded up, at least 1. The permit ends when the
+	// handler returns: OnSuccess; OnError with the deadline's error when the handler ran past
+	// Timeout, or with a *levee.PanicError when it panicked; Release when the client went
+	// away. An adaptive limit thus learns from each handler's latency.
+	ConcurrencyLimiter levee.Admitter
 
 	// Timeout, when positive, is each request's time limit: the handler's context (the
 	// request's) gets that deadline, with http.ErrHandlerTimeout as its cause. A handler that
@@ -66,8 +88,8 @@ type ServerConfig struct {
 	OnPanic func(r *http.Request, value any, stack []byte)
 }
 
-// Middleware returns a middleware guarding a handler with cfg: first the rate limiter (429),
-// then the bulkhead (503), then the time limit (503), and a panic in the handler recovered
+// Middleware returns a middleware guarding a handler with cfg: first the rate limiters (429),
+// then the bulkhead and the concurrency limiter (503), then the time limit (503), and a panic in the handler recovered
 // into 500 Internal Server Error with every permit released. A panic with
 // http.ErrAbortHandler is panicked again, after the permit is released, so that net/http
 // aborts the response as it expects. It refuses an invalid cfg with an error naming the field.
@@ -86,6 +108,12 @@ func Middleware(cfg ServerConfig) (func(http.Handler) http.Handler, error) {
 	}
 	if cfg.BulkheadRetryAfter == 0 {
 		cfg.BulkheadRetryAfter = DefaultBulkheadRetryAfter
+	}
+	if isNil(cfg.Limiter) {
+		cfg.Limiter = nil // a nil pointer in the field is a limiter left unset
+	}
+	if isNil(cfg.ConcurrencyLimiter) {
+		cfg.ConcurrencyLimiter = nil
 	}
 	cfg.AttemptCountHeader = http.CanonicalHeaderKey(cfg.AttemptCountHeader)
 	if cfg.AttemptCountHeader == "" {
@@ -114,6 +142,20 @@ func serve(cfg ServerConfig, bulkheadRA string, next http.Handler, w http.Respon
 			return
 		}
 	}
+	if cfg.Limiter != nil {
+		if err := cfg.Limiter.AcquirePermission(ctx, 1); err != nil {
+			if ctx.Err() != nil {
+				return
+			}
+			if !levee.IsRejection(err) {
+				http.Error(w, "service unavailable", http.StatusServiceUnavailable)
+				return
+			}
+			w.Header().Set("Retry-After", retryAfterSeconds(limiterWait(cfg.Limiter)))
+			http.Error(w, "too many requests", http.StatusTooManyRequests)
+			return
+		}
+	}
 	if cfg.Bulkhead != nil {
 		if err := cfg.Bulkhead.Acquire(ctx); err != nil {
 			if ctx.Err() != nil {
@@ -124,8 +166,28 @@ func serve(cfg ServerConfig, bulkheadRA string, next http.Handler, w http.Respon
 			return
 		}
 	}
+	var permit levee.Permit
+	if cfg.ConcurrencyLimiter != nil {
+		p, err := cfg.ConcurrencyLimiter.Admit(ctx)
+		if err != nil {
+			if cfg.Bulkhead != nil {
+				cfg.Bulkhead.Release()
+			}
+			if ctx.Err() != nil {
+				return
+			}
+			ra := bulkheadRA
+			if d := advisedWait(cfg.ConcurrencyLimiter); d > 0 {
+				ra = retryAfterSeconds(d)
+			}
+			w.Header().Set("Retry-After", ra)
+			http.Error(w, "service unavailable: at capacity", http.StatusServiceUnavailable)
+			return
+		}
+		permit = p
+	}
 	if cfg.Timeout > 0 {
-		serveTimed(cfg, next, w, r)
+		serveTimed(cfg, permit, next, w, r)
 		return
 	}
 	if cfg.Bulkhead != nil {
@@ -134,6 +196,7 @@ func serve(cfg ServerConfig, bulkheadRA string, next http.Handler, w http.Respon
 	gw := &guardedWriter{w: w}
 	defer func() {
 		v := recover()
+		endPermit(permit, r.Context(), nil, v, nil)
 		if v == nil {
 			gw.finish()
 			return
@@ -160,8 +223,9 @@ type handlerPanic struct {
 // serveTimed runs next on a goroutine of its own under cfg.Timeout, and answers 503 at the
 // deadline when next has written nothing by then, as http.TimeoutHandler does. A bulkhead
 // permit taken by serve is released when next returns.
-func serveTimed(cfg ServerConfig, next http.Handler, w http.ResponseWriter, r *http.Request) {
-	ctx, cancel := context.WithTimeoutCause(r.Context(), cfg.Timeout, http.ErrHandlerTimeout)
+func serveTimed(cfg ServerConfig, permit levee.Permit, next http.Handler, w http.ResponseWriter, r *http.Request) {
+	outer := r.Context()
+	ctx, cancel := context.WithTimeoutCause(outer, cfg.Timeout, http.ErrHandlerTimeout)
 	defer cancel()
 	r = r.WithContext(ctx)
 	gw := &guardedWriter{w: w, ctx: ctx, own: make(http.Header)}
@@ -177,11 +241,19 @@ func serveTimed(cfg ServerConfig, next http.Handler, w http.ResponseWriter, r *h
 		}
 		defer func() {
 			v := recover()
+			var stack []byte
+			if v != nil && v != http.ErrAbortHandler {
+				stack = debug.Stack()
+			}
+			endPermit(permit, outer, ctx, v, stack)
 			if v == nil {
 				gw.finish()
 				return
 			}
-			p := handlerPanic{value: v, stack: debug.Stack()}
+			p := handlerPanic{value: v, stack: stack}
+			if p.stack == nil {
+				p.stack = debug.Stack()
+			}
 			if gw.abandoned() {
 				// The request has been answered and served: nobody can be told but OnPanic.
 				if v != http.ErrAbortHandler && cfg.OnPanic != nil {
@@ -213,6 +285,54 @@ func serveTimed(cfg ServerConfig, next http.Handler, w http.ResponseWriter, r *h
 			panic(http.ErrAbortHandler)
 		}
 	default:
+	}
+}
+
+// isNil reports whether v is nil or holds a nil pointer (or other nil reference).
+func isNil(v any) bool {
+	if v == nil {
+		return true
+	}
+	switch r := reflect.ValueOf(v); r.Kind() {
+	case reflect.Pointer, reflect.Map, reflect.Slice, reflect.Chan, reflect.Func, reflect.Interface:
+		return r.IsNil()
+	}
+	return false
+}
+
+// limiterWait is the wait a refused request is told for l: a core limiter's NanosToWait, a
+// RetryAdvisor's RetryAfter, else 0 (which Retry-After rounds up to 1 second).
+func limiterWait(l levee.PermissionLimiter) time.Duration {
+	if rl, ok := l.(*ratelimiter.RateLimiter); ok {
+		return rl.Metrics().NanosToWait
+	}
+	return advisedWait(l)
+}
+
+// advisedWait is v's RetryAfter when v is a levee.RetryAdvisor, else 0.
+func advisedWait(v any) time.Duration {
+	if a, ok := v.(levee.RetryAdvisor); ok {
+		return a.RetryAfter()
+	}
+	return 0
+}
+
+// endPermit ends a concurrency limiter's permit p, if any, with the handler's outcome: the
+// client gone (outer done) is Release; a panic (v) is OnError with a *levee.PanicError; a
+// handler that returned past its time limit (timed's deadline) is OnError with that
+// deadline's error; else OnSuccess. A panic with http.ErrAbortHandler is the handler's way of
+// ending the response and counts as a success.
+func endPermit(p levee.Permit, outer, timed context.Context, v any, stack []byte) {
+	switch {
+	case p == nil:
+	case outer.Err() != nil:
+		p.Release()
+	case v != nil && v != http.ErrAbortHandler:
+		p.OnError(&levee.PanicError{Value: v, Stack: stack})
+	case timed != nil && timed.Err() != nil:
+		p.OnError(timed.Err())
+	default:
+		p.OnSuccess()
 	}
 }
 

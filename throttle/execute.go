@@ -53,3 +53,27 @@ func Decorator[T any](t *Throttler) func(ctx context.Context, next func(context.
 		return Execute(ctx, t, next)
 	}
 }
+
+// Admit is Acquire as a levee.Admitter (its result written as the interface literal
+// levee.Permit is an alias of, so that this pattern package needs no import of levee), so
+// that t joins a pipeline, a levee.Patterns
+// (Admission) or a client in a breaker's place: the pipeline ends the permit with the call's
+// outcome (OnSuccess, OnError, or Release for the caller's own cancellation). ctx is not
+// read: the decision is local and immediate. A refusal returns t's *ThrottledError and a nil
+// permit. The permit is a pointer in size, so returning it boxed allocates nothing.
+func (t *Throttler) Admit(ctx context.Context) (interface {
+	OnSuccess()
+	OnError(err error)
+	Release()
+}, error) {
+	p, err := t.Acquire()
+	if err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+func isPanic(err error) bool {
+	_, ok := err.(*safe.PanicError)
+	return ok
+}

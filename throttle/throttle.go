@@ -169,13 +169,17 @@ func (p Permit) OnSuccess() { p.record(true) }
 // OnError counts the call's outcome err: nil is OnSuccess; a levee rejection by an inner
 // pattern and context.Canceled count nothing (the backend did not answer); an error matching
 // RecordErrors or RecordErrorPredicate (every error, when neither is set) is a request the
-// backend rejected; any other error is a request it accepted.
+// backend rejected; any other error is a request it accepted. A *levee.PanicError (a panic of
+// the caller's own code, as a pipeline reports it) is a request the backend accepted, as
+// Execute counts it.
 func (p Permit) OnError(err error) {
 	if p.t == nil {
 		return
 	}
 	switch {
 	case err == nil:
+		p.record(true)
+	case isPanic(err):
 		p.record(true)
 	case reject.Is(err), safe.Is(err, context.Canceled):
 	default:

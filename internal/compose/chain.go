@@ -50,10 +50,14 @@ const (
 	kindRetry
 	kindFallback
 	kindDecorator
+	kindPermissions
+	kindAdmission
 )
 
 // Layer is one pattern of a Chain, made by Bulkhead, TimeLimiter, RateLimiter, CircuitBreaker,
-// Retry, Fallback or Decorator.
+// Retry, Fallback, Decorator, Permissions or Admission. levee's own patterns have layers of
+// their own kind, run through their package's Execute without an interface call or an
+// allocation; Permissions and Admission take any implementation of their role.
 type Layer[T any] struct {
 	kind kind
 	bh   *bulkhead.Bulkhead
@@ -63,6 +67,8 @@ type Layer[T any] struct {
 	rt   *retry.Retry
 	fb   *fallback.Fallback[T]
 	dec  func(ctx context.Context, next func(context.Context) (T, error)) (T, error)
+	pl   Permissioner
+	ad   Admitter
 }
 
 // Bulkhead is a layer that holds one permit of bh while the layers inside it run.
@@ -219,6 +225,10 @@ func exec[A, T any](ctx context.Context, layers []Layer[T], i int, fn func(conte
 		return execTimeLimited(ctx, l.tl, layers, i, fn, a, out)
 	case kindDecorator:
 		return execDecorated(ctx, l.dec, layers, i, fn, a, out)
+	case kindPermissions:
+		return execPermitted(ctx, l.pl, next)
+	case kindAdmission:
+		return execAdmitted(ctx, l.ad, next)
 	default: // unreachable: layers are made only by this package's constructors
 		return next(ctx)
 	}

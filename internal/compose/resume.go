@@ -16,7 +16,8 @@ func Refused(err error, o fallback.Outcome) bool {
 }
 
 // CanRefuse reports whether c holds a pattern that refuses calls (a breaker, a rate limiter or
-// a bulkhead): only then may PauseWhileOpen hold an element. A rejection that the guarded
+// a bulkhead, or a limiter or admitter of another kind that says when to come back, a
+// levee.RetryAdvisor): only then may PauseWhileOpen hold an element. A rejection that the guarded
 // function itself returns, through a pipeline with no such pattern, is no refusal of the
 // pipeline, and nothing of it could end the wait. A nil c refuses nothing.
 func (c *Chain[T]) CanRefuse() bool {
@@ -27,6 +28,17 @@ func (c *Chain[T]) CanRefuse() bool {
 		switch c.layers[i].kind {
 		case kindCircuitBreaker, kindRateLimiter, kindBulkhead:
 			return true
+		case kindPermissions:
+			// Another kind of limiter can end a pause only by the clock: nothing of it is
+			// watched, so one that cannot say when (no RetryAdvisor) could hold an element
+			// for ever.
+			if _, ok := c.layers[i].pl.(retryAdvisor); ok {
+				return true
+			}
+		case kindAdmission:
+			if _, ok := c.layers[i].ad.(retryAdvisor); ok {
+				return true
+			}
 		}
 	}
 	return false
@@ -70,7 +82,8 @@ func (c *Chain[T]) Watch(wake func()) (stop func()) {
 // RetryAfter returns the time after which the patterns of c that refuse by the clock may
 // permit again: the largest of an OPEN breaker's remaining wait
 // (circuitbreaker.RemainingWaitInOpenState) and a rate limiter's time to its next permission
-// (ratelimiter.Metrics.NanosToWait); 0 when none has such a wait. A nil c returns 0.
+// (ratelimiter.Metrics.NanosToWait), and the RetryAfter of every other limiter or admitter that
+// has one (levee.RetryAdvisor); 0 when none has such a wait. A nil c returns 0.
 func (c *Chain[T]) RetryAfter() (after time.Duration) {
 	if c == nil {
 		return 0
@@ -82,6 +95,14 @@ func (c *Chain[T]) RetryAfter() (after time.Duration) {
 			after = max(after, l.cb.RemainingWaitInOpenState())
 		case kindRateLimiter:
 			after = max(after, l.rl.Metrics().NanosToWait)
+		case kindPermissions:
+			if r, ok := l.pl.(retryAdvisor); ok {
+				after = max(after, r.RetryAfter())
+			}
+		case kindAdmission:
+			if r, ok := l.ad.(retryAdvisor); ok {
+				after = max(after, r.RetryAfter())
+			}
 		}
 	}
 	return after
