@@ -136,6 +136,11 @@ func CompileField(f Field, entries []error) (List, error) {
 		return List{}, err
 	}
 	for i, e := range entries {
+		if e == anyRejection && !f.Rejections {
+			// It would never match: the list never sees a rejection.
+			return List{}, fmt.Errorf("%s: %s[%d] is levee.AllRejections(), which matches only rejections "+
+				"and this list never sees one; put it in %s", f.Package, f.Name, i, f.Instead)
+		}
 		if _, marker := TypeOf(e); marker || reject.Is(e) == f.Rejections {
 			continue
 		}

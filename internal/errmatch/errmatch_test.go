@@ -94,6 +94,10 @@ func TestCompileFieldOneRule(t *testing.T) {
 			`p: RecordErrors[0] must not be a levee rejection, got "w: full"; list it in RecordRejections`},
 		{"rejection in an ignore list", ignore, []error{errRejected},
 			`p: IgnoreErrors[0] must not be a levee rejection, got "full"; a rejection is ignored unless RecordRejections lists it`},
+		{"every rejection in an error list", errs, []error{errSentinel, AnyRejection()},
+			"p: RecordErrors[1] is levee.AllRejections(), which matches only rejections and this list never sees one; put it in RecordRejections"},
+		{"every rejection in an ignore list", ignore, []error{AnyRejection()},
+			"p: IgnoreErrors[0] is levee.AllRejections(), which matches only rejections and this list never sees one; put it in RecordRejections"},
 		{"error in a rejection list", rejections, []error{errRejected, errSentinel},
 			`p: RecordRejections[1] must be a levee rejection (levee.IsRejection) or levee.ErrorType[E](), got "sentinel"; list other errors in RecordErrors`},
 	}
@@ -105,8 +109,8 @@ func TestCompileFieldOneRule(t *testing.T) {
 		})
 	}
 
-	// Markers pass every list; a rejection list matches the rejections it names.
-	l, err := CompileField(errs, []error{errSentinel, Type[*httpError](), AnyRejection()})
+	// Type markers pass every list; a rejection list matches the rejections it names.
+	l, err := CompileField(errs, []error{errSentinel, Type[*httpError]()})
 	require.NoError(t, err)
 	assert.True(t, l.Match(&httpError{500}))
 	l, err = CompileField(rejections, []error{errRejected, Type[*httpError]()})
