@@ -33,7 +33,8 @@ type CallEventKind = callobs.Kind
 const (
 	// CallAttempt: an attempt of a retry returned (Attempt, Err).
 	CallAttempt CallEventKind = callobs.Attempt
-	// CallWait: a retry waits Wait before attempt Attempt.
+	// CallWait: a retry waits Wait (> 0) before attempt Attempt; a retry going on at once
+	// reports none.
 	CallWait CallEventKind = callobs.Wait
 	// CallRejection: a breaker, bulkhead or rate limiter refused the call with Err (not the
 	// caller's own cancellation); what it guards did not run.

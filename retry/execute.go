@@ -111,7 +111,7 @@ func ExecuteExpecting[T any](ctx context.Context, r *Retry, attempt time.Duratio
 			}
 			return v, c.Err()
 		}
-		if obs != nil {
+		if obs != nil && wait > 0 {
 			obs.OnCallEvent(ctx, callobs.Event{Kind: callobs.Wait, Pattern: "retry", Name: r.name, Attempt: c.attempts + 1, Wait: wait})
 		}
 		if !sleep(ctx, wait) {

@@ -23,8 +23,8 @@ const (
 	// Attempt: a retry's attempt returned; Attempt is its number (1 for the first), Err its
 	// error (nil for a success).
 	Attempt Kind = iota + 1
-	// Wait: the call waits Wait before going on: a retry before attempt Attempt, a rate
-	// limiter for its permission.
+	// Wait: a retry waits Wait (> 0) before attempt Attempt; a retry that goes on at once
+	// reports no wait.
 	Wait
 	// Rejection: a pattern refused the call (Err: an open breaker, a full bulkhead, a refused
 	// rate limit); the call inside it did not run.
