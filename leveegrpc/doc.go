@@ -11,6 +11,10 @@
 // sent so far (up to gRPC's per-RPC retry buffer); a circuit breaker records each stream's
 // final status.
 //
+// KeyedClient (NewKeyedClient) keeps one set of patterns per target (TargetKey) or per method
+// (MethodKey), built from a template on a key's first call and bounded in number as package
+// keyed bounds its instances: a breaker open for one target refuses nothing to the others.
+//
 // gRPC's status codes are classified as HTTP's status codes are: UNAVAILABLE and
 // RESOURCE_EXHAUSTED (503 and 429) are retried, waiting exactly the server's pushback when its
 // trailers carry PushbackKey ("grpc-retry-pushback-ms"), as gRPC's own retry policy does;
