@@ -6,7 +6,9 @@ import (
 	"sync"
 
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/metadata"
+	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/proto"
 )
 
@@ -112,6 +114,9 @@ func (rs *replayStream) attempt(actx context.Context, cs grpc.ClientStream) erro
 
 // finish records p's outcome: the stream it returned, or the error the caller receives.
 func (rs *replayStream) finish(cs grpc.ClientStream, err error) {
+	if err == nil && cs == nil {
+		err = status.Error(codes.Internal, "leveegrpc: pipeline returned a nil stream and no error")
+	}
 	rs.mu.Lock()
 	if err != nil {
 		rs.done, rs.final, rs.cur = true, err, nil

@@ -5,7 +5,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/levee-go/levee"
 	"github.com/levee-go/levee/circuitbreaker"
+	"github.com/levee-go/levee/fallback"
 	"github.com/levee-go/levee/leveegrpc"
 	"github.com/levee-go/levee/retry"
 	"github.com/stretchr/testify/assert"
@@ -159,4 +161,17 @@ func TestStreamWithoutPipelineIsEstablishedOnce(t *testing.T) {
 	_, err = recvAll(stream)
 	assert.Equal(t, codes.Unavailable, status.Code(err))
 	assert.Equal(t, int64(1), svc.calls.Load())
+}
+
+func TestStreamFallbackWithoutAStreamIsInternal(t *testing.T) {
+	fb := levee.Must(fallback.New("svc", fallback.OnAny(func(context.Context, error) (grpc.ClientStream, error) { return nil, nil })))
+	p := levee.Compose[grpc.ClientStream]().WithFallback(fb)
+	var previous []string
+	svc := &service{before: unavailableFirst(1, &previous)}
+	client := serve(t, svc, nil, grpc.WithStreamInterceptor(leveegrpc.StreamClientInterceptor(p, nil)))
+	stream, err := client.StreamingOutputCall(ctxT(t), three)
+	require.NoError(t, err)
+	_, err = recvAll(stream)
+	assert.Equal(t, codes.Internal, status.Code(err))
+	assert.Equal(t, "rpc error: code = Internal desc = leveegrpc: pipeline returned a nil stream and no error", err.Error())
 }
