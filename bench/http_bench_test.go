@@ -18,7 +18,8 @@ import (
 // BenchmarkHTTPGet sends one successful GET over loopback, reading and closing its body, with
 // a bare http.Transport, with leveehttp's Transport (Retry + CircuitBreaker, built with
 // leveehttp's configs) and with failsafehttp's RoundTripper (its HTTP retry policy and a
-// breaker), all in one run so that their allocations and times compare: the difference of
+// breaker), with leveehttp's KeyedTransport holding the same patterns for the one host, all in
+// one run so that their allocations and times compare: the difference of
 // allocs/op to impl=bare is what each adapter costs a request.
 func BenchmarkHTTPGet(b *testing.B) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -37,6 +38,12 @@ func BenchmarkHTTPGet(b *testing.B) {
 		{"bare", func(next *http.Transport) http.RoundTripper { return next }},
 		{"levee", func(next *http.Transport) http.RoundTripper {
 			return levee.Must(leveehttp.NewTransport(next, p, leveehttp.Config{}))
+		}},
+		{"levee-keyed", func(next *http.Transport) http.RoundTripper {
+			// The same patterns, held per host by a KeyedTransport: one host, found at each request.
+			return levee.Must(leveehttp.NewKeyedTransport(next, func(string) (levee.Patterns, error) {
+				return levee.Patterns{Retry: rt, CircuitBreaker: cb}, nil
+			}, leveehttp.KeyedConfig{}))
 		}},
 		{"failsafehttp", func(next *http.Transport) http.RoundTripper {
 			return failsafehttp.NewRoundTripper(next, failsafehttp.NewRetryPolicyBuilder().Build(),

@@ -3,6 +3,7 @@ package bulkhead
 import (
 	"context"
 
+	"github.com/levee-go/levee/internal/callobs"
 	"github.com/levee-go/levee/internal/safe"
 )
 
@@ -28,6 +29,9 @@ func Execute[T any](ctx context.Context, b *Bulkhead, call func(context.Context)
 	}
 	ctx = safe.Ctx(ctx)
 	if err := b.Acquire(ctx); err != nil {
+		if !safe.CallerCancelled(ctx, err) {
+			callobs.Report(ctx, callobs.Event{Kind: callobs.Rejection, Pattern: "bulkhead", Name: b.name, Err: err})
+		}
 		return zero, err
 	}
 	// safe.Call turns a panic into an error, so the only way out of call without returning is

@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/levee-go/levee/internal/callobs"
 	"github.com/levee-go/levee/internal/safe"
 )
 
@@ -37,10 +38,16 @@ func Execute[T any](ctx context.Context, cb *CircuitBreaker, call func(context.C
 		return v, safe.ErrNilCall
 	}
 	ctx = safe.Ctx(ctx)
+	before := cb.state.Load()
 	p, ok := cb.acquire()
 	if !ok {
-		return v, cb.notPermitted(p.st)
+		err = cb.notPermitted(p.st)
+		if o := callobs.From(ctx); o != nil {
+			o.OnCallEvent(ctx, callobs.Event{Kind: callobs.Rejection, Pattern: "circuitbreaker", Name: cb.name, Err: err})
+		}
+		return v, err
 	}
+
 	// One deferred closure (open-coded, so it allocates nothing) covers both ways out of call
 	// without returning: a panic is recorded as a failure and returned as a *levee.PanicError;
 	// runtime.Goexit (t.FailNow in a test, for instance) told nothing about the dependency
@@ -81,6 +88,11 @@ func Execute[T any](ctx context.Context, cb *CircuitBreaker, call func(context.C
 		} else {
 			cb.failed(p, d, end, v, err)
 		}
+	}
+	// A transition during the call is reported to the call's observer: one atomic load to
+	// see whether the state changed, and the context is looked at only when it did.
+	if after := cb.state.Load(); after != before && after.kind != before.kind {
+		callobs.Report(ctx, callobs.Event{Kind: callobs.Transition, Pattern: "circuitbreaker", Name: cb.name, From: before.kind.String(), To: after.kind.String()})
 	}
 	return v, err
 }

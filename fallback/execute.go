@@ -3,6 +3,7 @@ package fallback
 import (
 	"context"
 
+	"github.com/levee-go/levee/internal/callobs"
 	"github.com/levee-go/levee/internal/safe"
 )
 
@@ -44,5 +45,9 @@ func ExecuteOutcome[T any](ctx context.Context, f *Fallback[T], call func(contex
 	}
 	ctx = safe.Ctx(ctx)
 	v, err := safe.Call(ctx, call)
-	return f.Handle(ctx, v, err)
+	v, o, err := f.Handle(ctx, v, err)
+	if o.Fallback {
+		callobs.Report(ctx, callobs.Event{Kind: callobs.Fallback, Pattern: "fallback", Name: f.name, Err: o.Cause})
+	}
+	return v, o, err
 }

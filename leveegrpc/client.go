@@ -98,35 +98,48 @@ func attemptError(actx context.Context, err error, trailer metadata.MD) error {
 }
 
 // StreamClientInterceptor returns a grpc.StreamClientInterceptor that guards streaming calls.
-// p guards the stream's establishment only (grpc.ClientConn.NewStream, which fails when no
-// connection can carry the stream): a retry in p retries establishing it, never a stream
-// that has started, since messages already sent or received cannot be replayed. An error of
-// the stream once established (RecvMsg's or SendMsg's) is the caller's to handle; gRPC's own
-// retry policy behaves alike once a response has arrived.
+// p's innermost call is one attempt: one stream, from its establishment
+// (grpc.ClientConn.NewStream, which fails when no connection can carry it) until it commits,
+// as gRPC's retry design (A6) defines it: when the server's first response header arrives
+// (it comes before, or with, the first response message). A retry in p therefore retries a
+// stream that failed to be established and a stream the server answered before any response
+// (a trailers-only answer, such as UNAVAILABLE from a server that is shutting down or a
+// RESOURCE_EXHAUSTED from a levee Server), opening another stream and sending it again the
+// messages the caller sent so far, then its CloseSend; the caller sees one stream, the one
+// that committed. Once a stream has committed, its errors (RecvMsg's or SendMsg's) are the
+// caller's to handle, as with gRPC's own retry policy: messages already received cannot be
+// replayed.
 //
-// cb, when not nil, decides and records each stream as a whole: each establishment attempt
-// asks it for a permission (an open breaker refuses it with an error whose status is
-// UNAVAILABLE and which matches circuitbreaker.ErrCallNotPermitted, and the server is not
-// called), a failed establishment is recorded at once, and an established stream is recorded
-// with its final status: a success when RecvMsg returns io.EOF (or the single response of a
-// client-streaming call), its error otherwise, classified by cb's config (see
-// CircuitBreakerConfig). A stream that ends by its caller's cancellation records nothing and
-// gives the permission back; so does a stream whose context ends before its status was read.
-// Do not put cb in p as well: it would record the establishment only, and twice.
+// The messages sent before a stream commits are kept for replay up to gRPC's per-RPC retry
+// buffer (DefaultRetryBufferSize, 256 KiB of proto.Size, or grpc.MaxRetryRPCBufferSize's
+// bound): a message past it commits the stream at once, and so does a message that is not a
+// proto.Message. A SendMsg of a stream not yet committed whose attempt has ended returns nil,
+// the message kept for the next attempt. The first attempt's establishment is waited for by
+// the interceptor, so an error establishing the stream in every attempt comes back from
+// NewStream (the generated client's method) as before; an error of a later attempt, or the
+// status of the last attempt when p gives up, comes back from RecvMsg. While a stream has not
+// committed, p runs on a goroutine of its own, which ends when the stream commits or p gives
+// up (the stream's context ending ends it too).
+//
+// cb, when not nil, decides and records each attempt's stream as a whole: each attempt asks
+// it for a permission (an open breaker refuses it with an error whose status is UNAVAILABLE
+// and which matches circuitbreaker.ErrCallNotPermitted, and the server is not called), a
+// failed establishment or an answer before any response is recorded at once, and a committed
+// stream is recorded with its final status: a success when RecvMsg returns io.EOF (or the
+// single response of a client-streaming call), its error otherwise, classified by cb's config
+// (see CircuitBreakerConfig). A stream that ends by its caller's cancellation records nothing
+// and gives the permission back; so does a stream whose context ends before its status was
+// read. Do not put cb in p as well: it would record the attempts only, and twice.
 //
 // p must hold no TimeLimiter: the context of an attempt it limits ends when the attempt
-// returns, which would end the stream as soon as it is established; bound a stream with its
-// own context's deadline instead. A Bulkhead in p bounds concurrent establishments, not
-// open streams.
+// returns, which would end the stream as soon as it commits; bound a stream with its own
+// context's deadline instead. A Bulkhead in p bounds concurrent attempts, not open streams.
 //
-// Errors reach the caller mapped as UnaryClientInterceptor's. A nil p guards only with cb; a
-// nil cb records nothing.
+// Errors reach the caller mapped as UnaryClientInterceptor's. A nil p guards only with cb,
+// establishing each stream once, with no goroutine or buffer; a nil cb records nothing.
 func StreamClientInterceptor(p *levee.Pipeline[grpc.ClientStream], cb *circuitbreaker.CircuitBreaker) grpc.StreamClientInterceptor {
 	return func(ctx context.Context, desc *grpc.StreamDesc, cc *grpc.ClientConn, method string, streamer grpc.Streamer, opts ...grpc.CallOption) (grpc.ClientStream, error) {
-		attempts := 0
-		cs, err := p.Execute(ctx, func(actx context.Context) (grpc.ClientStream, error) {
-			actx = withPreviousAttempts(actx, attempts)
-			attempts++
+		open := func(actx context.Context) (grpc.ClientStream, error) {
 			if cb == nil {
 				cs, err := streamer(actx, desc, cc, method, opts...)
 				return cs, attemptError(actx, err, nil)
@@ -146,11 +159,40 @@ func StreamClientInterceptor(p *levee.Pipeline[grpc.ClientStream], cb *circuitbr
 				return nil, err
 			}
 			return newRecordedStream(actx, cs, desc, permit), nil
-		})
-		if err != nil {
-			return nil, clientError(ctx, err)
 		}
-		return cs, nil
+		if p == nil {
+			cs, err := open(ctx)
+			if err != nil {
+				return nil, clientError(ctx, err)
+			}
+			return cs, nil
+		}
+
+		rs := &replayStream{ctx: ctx, limit: retryBufferSize(opts), changed: make(chan struct{}), ready: make(chan struct{})}
+		go func() {
+			attempts := 0
+			cs, err := p.Execute(ctx, func(actx context.Context) (grpc.ClientStream, error) {
+				actx = withPreviousAttempts(actx, attempts)
+				attempts++
+				cs, err := open(actx)
+				if err != nil {
+					return nil, err
+				}
+				if err := rs.attempt(actx, cs); err != nil {
+					return nil, err
+				}
+				return cs, nil
+			})
+			rs.finish(cs, clientError(ctx, err))
+		}()
+		<-rs.ready
+		rs.mu.Lock()
+		opened, err := rs.last != nil, rs.final
+		rs.mu.Unlock()
+		if !opened && err != nil {
+			return nil, err // no attempt was established: NewStream's error, as without retries
+		}
+		return rs, nil
 	}
 }
 

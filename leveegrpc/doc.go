@@ -5,8 +5,15 @@
 //
 // UnaryClientInterceptor runs each unary RPC through a *levee.Pipeline[struct{}]: gRPC writes
 // the reply into the caller's message as usual, and the pipeline decides whether, when and how
-// often the RPC is invoked. StreamClientInterceptor retries a stream's establishment only and
-// lets a circuit breaker record each stream's final status.
+// often the RPC is invoked. StreamClientInterceptor retries a stream until it commits, as
+// gRPC's retry design (A6) does: a stream that could not be established, or that the server
+// answered before its first response header, is opened again and sent again the messages
+// sent so far (up to gRPC's per-RPC retry buffer); a circuit breaker records each stream's
+// final status.
+//
+// KeyedClient (NewKeyedClient) keeps one set of patterns per target (TargetKey) or per method
+// (MethodKey), built from a template on a key's first call and bounded in number as package
+// keyed bounds its instances: a breaker open for one target refuses nothing to the others.
 //
 // gRPC's status codes are classified as HTTP's status codes are: UNAVAILABLE and
 // RESOURCE_EXHAUSTED (503 and 429) are retried, waiting exactly the server's pushback when its

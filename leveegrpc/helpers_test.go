@@ -25,6 +25,11 @@ type service struct {
 
 	unary  func(ctx context.Context, n int) error
 	stream func(stream grpc.ServerStreamingServer[testpb.StreamingOutputCallResponse], n int) error
+	// before, when set, runs before a streaming call sends any response; an error ends the
+	// call with it.
+	before func(ctx context.Context, n int) error
+	// received holds, per call of StreamingInputCall, the bodies it received.
+	received [][]string
 }
 
 func (s *service) count() int {
@@ -57,6 +62,11 @@ func (s *service) UnaryCall(ctx context.Context, req *testpb.SimpleRequest) (*te
 // error.
 func (s *service) StreamingOutputCall(req *testpb.StreamingOutputCallRequest, stream grpc.ServerStreamingServer[testpb.StreamingOutputCallResponse]) error {
 	n := s.count()
+	if s.before != nil {
+		if err := s.before(stream.Context(), n); err != nil {
+			return err
+		}
+	}
 	for i := range req.GetResponseParameters() {
 		if err := stream.Send(&testpb.StreamingOutputCallResponse{Payload: &testpb.Payload{Body: []byte{byte(i)}}}); err != nil {
 			return err
@@ -68,16 +78,27 @@ func (s *service) StreamingOutputCall(req *testpb.StreamingOutputCallRequest, st
 	return nil
 }
 
-// StreamingInputCall sums the sizes of the payloads received.
+// StreamingInputCall sums the sizes of the payloads received, once the client has closed its
+// side; before, when set, may answer an error instead.
 func (s *service) StreamingInputCall(stream grpc.ClientStreamingServer[testpb.StreamingInputCallRequest, testpb.StreamingInputCallResponse]) error {
-	s.count()
+	n := s.count()
 	var size int32
+	var bodies []string
 	for {
 		req, err := stream.Recv()
 		if err != nil {
+			s.mu.Lock()
+			s.received = append(s.received, bodies)
+			s.mu.Unlock()
+			if s.before != nil {
+				if err := s.before(stream.Context(), n); err != nil {
+					return err
+				}
+			}
 			return stream.SendAndClose(&testpb.StreamingInputCallResponse{AggregatedPayloadSize: size})
 		}
 		size += int32(len(req.GetPayload().GetBody()))
+		bodies = append(bodies, string(req.GetPayload().GetBody()))
 	}
 }
 

@@ -152,7 +152,9 @@ func TestStreamOpenBreakerFailsFast(t *testing.T) {
 	assert.ErrorIs(t, err, circuitbreaker.ErrCallNotPermitted)
 	assert.Equal(t, int64(1), svc.calls.Load())
 	retries, _ := s.events()
-	assert.Equal(t, []retry.EventType{retry.EventIgnoredError}, retries, "a rejection is not retried")
+	// The first stream's INTERNAL came before any response: the retry saw it and did not
+	// retry it (INTERNAL is not retryable); the second stream was refused by the breaker.
+	assert.Equal(t, []retry.EventType{retry.EventIgnoredError, retry.EventIgnoredError}, retries, "a rejection is not retried")
 }
 
 func TestStreamEstablishmentIsRetried(t *testing.T) {

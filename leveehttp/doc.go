@@ -49,6 +49,12 @@
 // circuitbreaker.ErrCallNotPermitted answers both cases, the breaker open from the start and
 // opened mid-retry.
 //
+// One client calling many hosts keeps one set of patterns per host with KeyedTransport
+// (NewKeyedTransport): built from a template on a host's first request, bounded in number as
+// package keyed bounds its instances, so that a breaker open for one host refuses nothing to
+// the others, as .NET's SelectPipelineByAuthority. KeyedConfig.Key keys by anything else of
+// the request.
+//
 // On the server, Middleware guards a handler with a rate limiter (429) and a bulkhead (503),
 // each answering with a Retry-After, a per-request time limit (503 at the limit, as
 // http.TimeoutHandler), and recovers a panic into

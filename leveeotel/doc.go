@@ -1,5 +1,6 @@
 // Package leveeotel publishes the metrics of the instances in a levee registry as
-// OpenTelemetry instruments, under the names and attributes of Resilience4j's Micrometer
+// OpenTelemetry instruments, and writes what happens to each call on its trace span (see
+// Traces). The metrics are published under the names and attributes of Resilience4j's Micrometer
 // module, so that the dashboards and alerts written for Resilience4j work unchanged.
 //
 //	reg := registry.New()
@@ -85,6 +86,33 @@
 // cumulative temporality the SDK keeps exporting the last value of a removed breaker's
 // histogram, unchanged, as it does for every synchronous instrument; with delta temporality it
 // exports nothing more for it.
+//
+// # Traces
+//
+// Tracing writes what happens to one call on that call's own span: ContextWithTracing(ctx)
+// puts it in the call's context as its levee.CallObserver, and every pattern the call runs
+// through reports to it, so that the span the application started (otelhttp's, or one of its
+// own around Execute) gets one span event per retry attempt (levee.attempt), per wait before
+// one (levee.wait), per rejection by a breaker, bulkhead or rate limiter (levee.rejection), per
+// fallback answer (levee.fallback) and per breaker transition (levee.circuitbreaker.transition):
+//
+//	ctx, span := tracer.Start(ctx, "GET /stock")
+//	defer span.End()
+//	resp, err := p.Execute(leveeotel.ContextWithTracing(ctx), call)
+//
+//	event                              attributes
+//	levee.attempt                      levee.pattern, levee.name, levee.attempt, http.request.resend_count (after the first), error.type (when it failed)
+//	levee.wait                         levee.pattern, levee.name, levee.attempt (the next), levee.wait.duration (seconds)
+//	levee.rejection                    levee.pattern, levee.name, error.type
+//	levee.fallback                     levee.pattern, levee.name, error.type (of the failure answered)
+//	levee.circuitbreaker.transition    levee.pattern, levee.name, levee.circuitbreaker.state.from, levee.circuitbreaker.state.to
+//
+// http.request.resend_count and error.type are OpenTelemetry's semantic conventions (the
+// resend count is written for every kind of call, not HTTP's alone; error.type is the error's
+// Go type); the event names and the levee.* attributes are levee's own, since the conventions
+// have none for resilience patterns. Tracing starts no span. With no tracer provider (the
+// global no-op one) or a span that is not sampled, ContextWithTracing returns ctx itself:
+// nothing is allocated and the call costs what it costs without tracing (BenchmarkTracing).
 //
 // # Differences from Resilience4j's Micrometer module
 //

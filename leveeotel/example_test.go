@@ -5,13 +5,18 @@ import (
 	"errors"
 	"fmt"
 	"log"
+	"strings"
 
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 
+	"github.com/levee-go/levee"
 	"github.com/levee-go/levee/circuitbreaker"
 	"github.com/levee-go/levee/leveeotel"
 	"github.com/levee-go/levee/registry"
+	"github.com/levee-go/levee/retry"
 )
 
 // An application wires its registry to its MeterProvider once; an exporter (here a manual
@@ -65,4 +70,36 @@ func Example() {
 	// resilience4j.circuitbreaker.not.permitted.calls 3
 	// resilience4j.circuitbreaker.failure.rate 100
 	// resilience4j.circuitbreaker.slow.call.rate 0
+}
+
+// One call's span with the events of its retry: two failed attempts and the third that
+// succeeded (a retry that waits also writes a levee.wait event before each retry).
+func ExampleContextWithTracing() {
+	exp := tracetest.NewInMemoryExporter()
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSyncer(exp))
+	defer func() { _ = tp.Shutdown(context.Background()) }()
+	rt := levee.Must(retry.New("stock", retry.Config{MaxAttempts: 3, WaitDuration: retry.NoWait}))
+	p := levee.Compose[string]().WithRetry(rt)
+
+	ctx, span := tp.Tracer("example").Start(context.Background(), "GET /stock")
+	attempts := 0
+	_, _ = p.Execute(leveeotel.ContextWithTracing(ctx), func(context.Context) (string, error) {
+		attempts++
+		if attempts < 3 {
+			return "", errors.New("unavailable")
+		}
+		return "12 in stock", nil
+	})
+	span.End()
+	for _, e := range exp.GetSpans()[0].Events {
+		var attrs []string
+		for _, a := range e.Attributes {
+			attrs = append(attrs, string(a.Key)+"="+a.Value.Emit())
+		}
+		fmt.Println(e.Name, strings.Join(attrs, " "))
+	}
+	// Output:
+	// levee.attempt levee.pattern=retry levee.name=stock levee.attempt=1 error.type=*errors.errorString
+	// levee.attempt levee.pattern=retry levee.name=stock levee.attempt=2 http.request.resend_count=1 error.type=*errors.errorString
+	// levee.attempt levee.pattern=retry levee.name=stock levee.attempt=3 http.request.resend_count=2
 }

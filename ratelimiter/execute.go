@@ -3,6 +3,7 @@ package ratelimiter
 import (
 	"context"
 
+	"github.com/levee-go/levee/internal/callobs"
 	"github.com/levee-go/levee/internal/safe"
 )
 
@@ -28,6 +29,9 @@ func Execute[T any](ctx context.Context, rl *RateLimiter, call func(context.Cont
 	}
 	ctx = safe.Ctx(ctx)
 	if err := rl.AcquirePermission(ctx, 1); err != nil {
+		if !safe.CallerCancelled(ctx, err) {
+			callobs.Report(ctx, callobs.Event{Kind: callobs.Rejection, Pattern: "ratelimiter", Name: rl.name, Err: err})
+		}
 		return zero, err
 	}
 	v, err := safe.Call(ctx, call)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/levee-go/levee/internal/callobs"
 	"github.com/levee-go/levee/internal/safe"
 )
 
@@ -87,8 +88,12 @@ func ExecuteExpecting[T any](ctx context.Context, r *Retry, attempt time.Duratio
 	c := r.NewContext()
 	c.ctx = ctx
 	c.expect = attempt
+	obs := callobs.From(ctx) // once per call; nil (nothing more done) without an observer
 	for {
 		v, err := safe.Call(ctx, call)
+		if obs != nil {
+			obs.OnCallEvent(ctx, callobs.Event{Kind: callobs.Attempt, Pattern: "retry", Name: r.name, Attempt: c.attempts + 1, Err: err})
+		}
 		var wait time.Duration
 		var again bool
 		if err != nil {
@@ -105,6 +110,9 @@ func ExecuteExpecting[T any](ctx context.Context, r *Retry, attempt time.Duratio
 				c.OnSuccess()
 			}
 			return v, c.Err()
+		}
+		if obs != nil && wait > 0 {
+			obs.OnCallEvent(ctx, callobs.Event{Kind: callobs.Wait, Pattern: "retry", Name: r.name, Attempt: c.attempts + 1, Wait: wait})
 		}
 		if !sleep(ctx, wait) {
 			return v, newWaitCancelled(ctx, r.name, c.attempts, c.lastErr)

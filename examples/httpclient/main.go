@@ -20,7 +20,10 @@
 // 503 or 429, or a timeout, once the retry gave up). A last table sends one request with a
 // 250ms deadline to a path that always answers 503, through a retry that respects the caller's
 // deadline (the default) and one that ignores it (retry.Config.IgnoreCallerDeadline): the first
-// hands back the last 503 at 200ms, the second sleeps into the deadline. The test runs the same program on a fake
+// hands back the last 503 at 200ms, the second sleeps into the deadline. A third table sends
+// requests to two hosts, one answering 503, through one leveehttp.KeyedTransport holding a
+// breaker per host: the failing host's breaker opens and refuses its requests, while the other
+// host is answered throughout. The test runs the same program on a fake
 // clock (testing/synctest) over an in-memory connection, where every figure is exact; a run on a
 // busy machine can shift a request across the end of an open breaker and differ by a few.
 package main
@@ -39,6 +42,7 @@ import (
 	"github.com/levee-go/levee"
 	"github.com/levee-go/levee/circuitbreaker"
 	"github.com/levee-go/levee/fallback"
+	"github.com/levee-go/levee/keyed"
 	"github.com/levee-go/levee/leveehttp"
 	"github.com/levee-go/levee/retry"
 	"github.com/levee-go/levee/timelimiter"
@@ -72,6 +76,15 @@ type report struct {
 	Answers                map[int]int    // the service's answers by status
 	Transitions            []string       // the breaker's, "1.234s CLOSED->OPEN"
 	Deadline               []deadlineRow  // the deadline table
+	Hosts                  []hostRow      // the per-host table
+}
+
+// hostRow is one line of the per-host table: how the requests to one host ended through a
+// KeyedTransport holding a breaker per host, and that breaker's state at the end.
+type hostRow struct {
+	Host                string
+	OK, Failed, Refused int
+	Breaker             circuitbreaker.State
 }
 
 // deadlineRow is one line of the deadline table: how a request with a 250ms deadline to a
@@ -162,6 +175,9 @@ func run(w io.Writer, ln net.Listener, next *http.Transport) (report, error) {
 	if rep.Deadline, err = deadlineTable(next, "http://"+ln.Addr().String()+"/busy", svc); err != nil {
 		return rep, err
 	}
+	if rep.Hosts, err = hostTable(next, ln.Addr().String()); err != nil {
+		return rep, err
+	}
 
 	fmt.Fprintf(w, "%d requests: %d live, %d fallback, %d failed\n", requests, rep.Live, rep.Fallback, rep.Failed)
 	for _, k := range []string{"503 Service Unavailable", "429 Too Many Requests", "timeout"} {
@@ -179,7 +195,69 @@ func run(w io.Writer, ln net.Listener, next *http.Transport) (report, error) {
 	for _, row := range rep.Deadline {
 		fmt.Fprintf(w, "  %-22s %s after %d attempts in %v\n", row.Retry+":", row.Outcome, row.Attempts, row.Took)
 	}
+	fmt.Fprintf(w, "one client, a breaker per host, %d requests to each host:\n", hostRequests)
+	for _, row := range rep.Hosts {
+		fmt.Fprintf(w, "  %-13s %2d ok, %2d 503, %2d refused; breaker %v\n", row.Host+":", row.OK, row.Failed, row.Refused, row.Breaker)
+	}
 	return rep, nil
+}
+
+// hostRequests is the number of requests the per-host table sends to each host.
+const hostRequests = 10
+
+// hostTable sends hostRequests requests, in turns, to two hosts served at addr —
+// stock.test, which answers 200, and ledger.test, which answers 503 — through one
+// leveehttp.KeyedTransport keeping a breaker per host (over the last 4 calls, open at 50 %
+// for a minute): ledger.test's breaker opens after its 4th failure and refuses its next 6
+// requests, while stock.test's stays CLOSED and every request to it is answered.
+func hostTable(next *http.Transport, addr string) ([]hostRow, error) {
+	// Both names reach the one listener at addr, as two hosts behind one address would.
+	tr := next.Clone()
+	dial := next.DialContext
+	if dial == nil {
+		dial = (&net.Dialer{}).DialContext
+	}
+	tr.DialContext = func(ctx context.Context, network, _ string) (net.Conn, error) { return dial(ctx, network, addr) }
+	defer tr.CloseIdleConnections()
+
+	cbc := leveehttp.CircuitBreakerConfig(circuitbreaker.Config{
+		SlidingWindowSize: 4, MinimumNumberOfCalls: 4, FailureRateThreshold: 50, WaitDurationInOpenState: time.Minute,
+	})
+	kt, err := leveehttp.NewKeyedTransport(tr, func(host string) (levee.Patterns, error) {
+		return levee.NewPatterns(host, levee.Configs{CircuitBreaker: &cbc})
+	}, leveehttp.KeyedConfig{Keyed: keyed.Config{MaxKeys: 100}})
+	if err != nil {
+		return nil, err
+	}
+	client := &http.Client{Transport: kt}
+	rows := []hostRow{{Host: "stock.test"}, {Host: "ledger.test"}}
+	for range hostRequests {
+		for i := range rows {
+			resp, err := client.Get("http://" + rows[i].Host + "/hosts")
+			switch {
+			case errors.Is(err, circuitbreaker.ErrCallNotPermitted):
+				rows[i].Refused++
+			case err != nil:
+				return nil, err
+			default:
+				io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+				if resp.StatusCode == http.StatusOK {
+					rows[i].OK++
+				} else {
+					rows[i].Failed++
+				}
+			}
+		}
+	}
+	for i := range rows {
+		ps, err := kt.Patterns(rows[i].Host)
+		if err != nil {
+			return nil, err
+		}
+		rows[i].Breaker = ps.CircuitBreaker.State()
+	}
+	return rows, nil
 }
 
 // deadlineTable sends one request with a 250ms deadline to url, which always answers 503,

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.uber.org/goleak"
 
+	"github.com/levee-go/levee/circuitbreaker"
 	"github.com/levee-go/levee/leveetest"
 )
 
@@ -65,9 +66,16 @@ func TestRunFigures(t *testing.T) {
 			{Retry: "respects the deadline", Outcome: "503 Service Unavailable", Attempts: 3, Took: 200 * time.Millisecond},
 			{Retry: "ignores the deadline", Outcome: "context deadline exceeded", Attempts: 3, Took: 250 * time.Millisecond},
 		}, rep.Deadline)
+		assert.Equal(t, []hostRow{
+			{Host: "stock.test", OK: 10, Breaker: circuitbreaker.Closed},
+			{Host: "ledger.test", Failed: 4, Refused: 6, Breaker: circuitbreaker.Open},
+		}, rep.Hosts)
 		assert.True(t, strings.HasSuffix(out.String(), `a 250ms deadline, 5 attempts 100ms apart, a service answering 503:
   respects the deadline: 503 Service Unavailable after 3 attempts in 200ms
   ignores the deadline:  context deadline exceeded after 3 attempts in 250ms
+one client, a breaker per host, 10 requests to each host:
+  stock.test:   10 ok,  0 503,  0 refused; breaker CLOSED
+  ledger.test:   0 ok,  4 503,  6 refused; breaker OPEN
 `), out.String())
 		assert.Equal(t, `100 requests: 78 live, 18 fallback, 4 failed
   failed with 503 Service Unavailable: 4

@@ -28,6 +28,14 @@ func newFlaky(seed uint64, start time.Time) *flaky {
 }
 
 func (f *flaky) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.URL.Path == "/hosts" { // the per-host table: ledger.test is down, stock.test is up
+		if r.Host == "ledger.test" {
+			http.Error(w, http.StatusText(http.StatusServiceUnavailable), http.StatusServiceUnavailable)
+			return
+		}
+		fmt.Fprint(w, "in stock")
+		return
+	}
 	if r.URL.Path == "/busy" { // always 503, for the deadline table; counted apart
 		f.mu.Lock()
 		f.busy++
