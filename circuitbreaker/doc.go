@@ -71,8 +71,9 @@
 //     the threshold keeps a precision of 1 ms, at most 0.1 % of it (0.0017 % of the 60 s
 //     default).
 //
-// The reading is retired by a timer 1 ms after it is taken (a late timer, on a machine whose
-// runtime cannot run it in time, makes the bound that much wider), and the timer is only armed
+// The reading is retired by a timer 1 ms after it is taken. Two things make the bound wider by
+// however long they last: a late timer, on a machine whose runtime cannot run it in time, and a
+// caller descheduled between taking its reading and sharing it. The timer is only armed
 // again by the next call: no goroutine runs in the background, and an idle breaker does
 // nothing. A threshold below 1 s is judged exactly, with two readings per call. While the
 // breaker has an event consumer (Subscribe, Events, EventSeq, Config.Logger, or an exporter
