@@ -23,7 +23,7 @@ import (
 // Periods whose threshold is below coarseMinThreshold read the clock at both ends, and so do
 // all calls while the breaker has a consumer of per-call events (Subscribe, Events, EventSeq,
 // SubscribeTypes with SUCCESS, ERROR or IGNORED_ERROR), so that the durations events carry are
-// exact. Consumers of the other events (a Logger, OnStateChange) and the exporters, which read
+// exact. Consumers of the other events (a Logger, OnStateChange) and leveeprom, which reads
 // CallStats, keep the one reading.
 // In a testing/synctest bubble the fake clock only moves while every goroutine is blocked;
 // a breaker created in one always reads both ends (and arms no timer of the bubble), so that

@@ -49,7 +49,7 @@
 // bounded buffer (Events) or an iterator (EventSeq); OnStateChange takes the transitions alone,
 // typed. Publishing never waits: a full channel drops the event and counts it. Per-call figures
 // since New (counts, duration sums, a decaying maximum and a duration histogram by kind, and the
-// refusals) are kept by the breaker itself and read with CallStats, which is what exporters
+// refusals) are kept by the breaker itself and read with CallStats, which is what leveeprom
 // scrape: per-call events are built only for subscribers that ask for them.
 //
 // Errors are classified by Permit.OnError: a rejection by another levee pattern first (only
@@ -81,8 +81,10 @@
 // breaker has a consumer of per-call events (Subscribe, Events, EventSeq, or SubscribeTypes
 // asking for SUCCESS, ERROR or IGNORED_ERROR), every call is timed with two readings, so that
 // the durations events carry are exact. Consumers of the other events only (Config.Logger,
-// OnStateChange, SubscribeTypes with transitions) and the exporters (leveeprom, leveeotel),
-// which read CallStats instead of events, keep the one reading. CallStats' durations, sums and
+// OnStateChange, SubscribeTypes with transitions) and leveeprom's collector, which reads
+// CallStats instead of events, keep the one reading; leveeotel records each call in a
+// synchronous OpenTelemetry histogram from the SUCCESS, ERROR and IGNORED_ERROR events, and so
+// makes calls read both ends. CallStats' durations, sums and
 // histogram buckets therefore have Metrics' precision: over-stated by at most about 1 ms, a few
 // microseconds under steady load. That is a fifth of the smallest histogram bucket (5 ms), so
 // only a call within 1 ms above a bucket's bound can be counted in the next bucket; a breaker
