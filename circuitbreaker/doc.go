@@ -50,7 +50,7 @@
 // typed. Publishing never waits: a full channel drops the event and counts it. Per-call figures
 // since New (counts, duration sums, a decaying maximum and a duration histogram by kind, and the
 // refusals) are kept by the breaker itself and read with CallStats, which is what leveeprom
-// scrape: per-call events are built only for subscribers that ask for them.
+// scrapes: per-call events are built only for subscribers that ask for them.
 //
 // Errors are classified by Permit.OnError: a rejection by another levee pattern first (only
 // RecordRejections may count it), then the ignore lists, then the record lists. Every instant
