@@ -24,18 +24,20 @@ type Observed struct {
 	Registry *registry.Registry
 	// Prometheus holds the collector of the "prometheus" case; nil in the others.
 	Prometheus *prometheus.Registry
-	// Reader is the OpenTelemetry SDK's manual reader of the "otel" case; nil in the others.
+	// Reader is the OpenTelemetry SDK's manual reader of the "otel" and "otel-producer" cases; nil in the others.
 	Reader *sdkmetric.ManualReader
 }
 
 // ObserverCases returns the count-window breaker of the Breaker benchmark (100 calls, 50 %,
-// closed) four times, each running a successful call, watched by:
+// closed) five times, each running a successful call, watched by:
 //
 //   - "none": nothing; the breaker builds no event;
 //   - "prometheus": a leveeprom.Collector registered on a Prometheus registry of its own;
 //   - "otel": a leveeotel.Metrics on an SDK MeterProvider read by a manual reader;
 //   - "slog-info": Config.Logger, a text handler at level Info writing to logw (io.Discard
-//     when nil), which logs no successful call.
+//     when nil), which logs no successful call;
+//   - "otel-producer": leveeotel.Metrics with WithoutCallsHistogram, and the calls histogram
+//     produced from the breaker's CallStats by leveeotel.NewCallsProducer on the manual reader.
 //
 // Each case's Close detaches its observer and shuts its provider down.
 func ObserverCases(logw io.Writer) ([]Observed, error) {
@@ -43,7 +45,7 @@ func ObserverCases(logw io.Writer) ([]Observed, error) {
 		logw = io.Discard
 	}
 	var out []Observed
-	for _, impl := range []string{"none", "prometheus", "otel", "slog-info"} {
+	for _, impl := range []string{"none", "prometheus", "otel", "slog-info", "otel-producer"} {
 		o, err := observed(impl, logw)
 		if err != nil {
 			CloseAll(Cases(out))
@@ -87,10 +89,16 @@ func observed(impl string, logw io.Writer) (Observed, error) {
 			return Observed{}, err
 		}
 		o.Close = c.Close
-	case "otel":
-		o.Reader = sdkmetric.NewManualReader()
+	case "otel", "otel-producer":
+		opts := []leveeotel.Option{}
+		if impl == "otel-producer" {
+			o.Reader = sdkmetric.NewManualReader(sdkmetric.WithProducer(leveeotel.NewCallsProducer(reg)))
+			opts = append(opts, leveeotel.WithoutCallsHistogram())
+		} else {
+			o.Reader = sdkmetric.NewManualReader()
+		}
 		mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(o.Reader))
-		m, err := leveeotel.New(reg, leveeotel.WithMeterProvider(mp))
+		m, err := leveeotel.New(reg, append(opts, leveeotel.WithMeterProvider(mp))...)
 		if err != nil {
 			return Observed{}, errors.Join(err, mp.Shutdown(context.Background()))
 		}

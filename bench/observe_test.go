@@ -21,7 +21,7 @@ func TestObserverCasesSeeTheCalls(t *testing.T) {
 	obs, err := ObserverCases(&logs)
 	require.NoError(t, err)
 	defer CloseAll(Cases(obs))
-	require.Equal(t, []string{"none", "prometheus", "otel", "slog-info"}, impls(Cases(obs)))
+	require.Equal(t, []string{"none", "prometheus", "otel", "slog-info", "otel-producer"}, impls(Cases(obs)))
 
 	ctx := context.Background()
 	for _, o := range obs {
@@ -49,25 +49,28 @@ func TestObserverCasesSeeTheCalls(t *testing.T) {
 	}
 	assert.Equal(t, uint64(10), promCount)
 
-	// otel: the resilience4j.circuitbreaker.calls histogram counts 10 successful calls.
-	var rm metricdata.ResourceMetrics
-	require.NoError(t, obs[2].Reader.Collect(ctx, &rm))
-	var otelCount uint64
-	for _, sm := range rm.ScopeMetrics {
-		for _, m := range sm.Metrics {
-			if m.Name != "resilience4j.circuitbreaker.calls" {
-				continue
-			}
-			h, ok := m.Data.(metricdata.Histogram[float64])
-			require.True(t, ok, "%T", m.Data)
-			for _, dp := range h.DataPoints {
-				if v, _ := dp.Attributes.Value("kind"); v.AsString() == "successful" {
-					otelCount = dp.Count
+	// otel and otel-producer: the resilience4j.circuitbreaker.calls histogram counts 10
+	// successful calls.
+	for _, o := range []Observed{obs[2], obs[4]} {
+		var rm metricdata.ResourceMetrics
+		require.NoError(t, o.Reader.Collect(ctx, &rm))
+		var otelCount uint64
+		for _, sm := range rm.ScopeMetrics {
+			for _, m := range sm.Metrics {
+				if m.Name != "resilience4j.circuitbreaker.calls" {
+					continue
+				}
+				h, ok := m.Data.(metricdata.Histogram[float64])
+				require.True(t, ok, "%T", m.Data)
+				for _, dp := range h.DataPoints {
+					if v, _ := dp.Attributes.Value("kind"); v.AsString() == "successful" {
+						otelCount = dp.Count
+					}
 				}
 			}
 		}
+		assert.Equal(t, uint64(10), otelCount, o.Impl)
 	}
-	assert.Equal(t, uint64(10), otelCount)
 
 	// slog-info: nothing for the successful calls, one WARN record for a transition to
 	// FORCED_OPEN.

@@ -47,6 +47,7 @@ type CircuitBreaker struct {
 	unlog  func()       // removes the logger's event consumer
 
 	calls callClock // the shared start reading of calls, see clock.go
+	stats callStats // the cumulative per-call figures, see CallStats
 }
 
 // settings is a Config compiled by New or ChangeConfig; it is never modified once stored.
@@ -173,7 +174,7 @@ func (cb *CircuitBreaker) setLoggerLocked(logger *slog.Logger) {
 		cb.unlog()
 	}
 	cb.logger = logger
-	cb.unlog = logging.Subscribe(&cb.events, logger, logging.CircuitBreaker, cb.name, cb.logRecord)
+	cb.unlog = logging.SubscribeKinds(&cb.events, loggedEvents, logger, logging.CircuitBreaker, cb.name, cb.logRecord)
 }
 
 // now is the time elapsed since the breaker's epoch. time.Since of an instant that carries a
@@ -296,8 +297,11 @@ func (cb *CircuitBreaker) acquireSlow() (Permit, bool) {
 }
 
 func (cb *CircuitBreaker) notPermitted(st *circuitState) error {
-	if cb.events.Active() {
-		cb.publish(Event{Type: EventNotPermitted})
+	if cb.state.Load().kind.allowPublish() {
+		cb.stats.notPermitted.add()
+		if cb.events.Wants(1 << EventNotPermitted) {
+			cb.publish(Event{Type: EventNotPermitted})
+		}
 	}
 	return &cb.refusals[st.kind]
 }

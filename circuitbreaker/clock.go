@@ -21,8 +21,10 @@ import (
 //   - one in between (the last millisecond below the threshold) may be judged slow.
 //
 // Periods whose threshold is below coarseMinThreshold read the clock at both ends, and so do
-// all calls while the breaker has an event consumer (Subscribe, Events, EventSeq, a Logger,
-// leveeprom, leveeotel), so that the durations that events carry to histograms are exact.
+// all calls while the breaker has a consumer of per-call events (Subscribe, Events, EventSeq,
+// SubscribeTypes with SUCCESS, ERROR or IGNORED_ERROR), so that the durations events carry are
+// exact. Consumers of the other events (a Logger, OnStateChange) and leveeprom, which reads
+// CallStats, keep the one reading.
 // In a testing/synctest bubble the fake clock only moves while every goroutine is blocked;
 // a breaker created in one always reads both ends (and arms no timer of the bubble), so that
 // tests see exact durations.
@@ -76,7 +78,7 @@ func (c *callClock) coarse(threshold time.Duration) bool {
 // st may use it and it is fresh, else a reading of the clock (which then becomes the shared
 // one if there was none).
 func (cb *CircuitBreaker) begin(st *circuitState) time.Duration {
-	if !st.coarse || cb.events.Active() {
+	if !st.coarse || cb.events.Wants(callEvents) {
 		return cb.now()
 	}
 	if r := cb.calls.reading.Load(); r >= 0 {

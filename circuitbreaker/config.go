@@ -79,7 +79,8 @@ type Config struct {
 	// duration: a call that took longer than the threshold is always slow, one that took at
 	// most the threshold less 1 ms is never slow, and one in that last millisecond may be
 	// judged slow (more than 1 ms only when the runtime runs a timer late). While the breaker
-	// has an event consumer every call is timed exactly, whatever the threshold.
+	// has a consumer of per-call events (SUCCESS, ERROR, IGNORED_ERROR) every call is timed
+	// exactly, whatever the threshold.
 	SlowCallDurationThreshold time.Duration
 
 	// SlidingWindowType is CountBased [the zero value] or TimeBased.
@@ -171,9 +172,10 @@ type Config struct {
 
 	// Logger, when set, receives the breaker's transitions and refusals as log/slog records
 	// (see the package comment's Logging section): New subscribes one more event consumer
-	// that logs them. Like any subscriber it makes each call publish its event (without
-	// allocating), even the SUCCESS and ERROR events the logger skips. [nil: nothing is
-	// logged and nothing is subscribed]
+	// that logs them. It asks only for the types it may log (see SubscribeTypes), so a
+	// successful call costs the same with a Logger as without: no event is built for it. A
+	// refusal builds its NOT_PERMITTED event, logged at Debug when the logger enables it.
+	// [nil: nothing is logged and nothing is subscribed]
 	Logger *slog.Logger
 }
 

@@ -45,9 +45,12 @@
 // Config.InitialState, the transition table, Reset, events and metrics (Metrics) are
 // Resilience4j's CircuitBreaker's, whose semantics the package follows throughout.
 //
-// Events reach a callback (Subscribe), a channel with a bounded buffer (Events) or an
-// iterator (EventSeq); OnStateChange takes the transitions alone, typed. Publishing never
-// waits: a full channel drops the event and counts it.
+// Events reach a callback (Subscribe, or SubscribeTypes for some types only), a channel with a
+// bounded buffer (Events) or an iterator (EventSeq); OnStateChange takes the transitions alone,
+// typed. Publishing never waits: a full channel drops the event and counts it. Per-call figures
+// since New (counts, duration sums, a decaying maximum and a duration histogram by kind, and the
+// refusals) are kept by the breaker itself and read with CallStats, which is what leveeprom
+// scrapes: per-call events are built only for subscribers that ask for them.
 //
 // Errors are classified by Permit.OnError: a rejection by another levee pattern first (only
 // RecordRejections may count it), then the ignore lists, then the record lists. Every instant
@@ -76,9 +79,17 @@
 // caller descheduled between taking its reading and sharing it. The timer is only armed
 // again by the next call: no goroutine runs in the background, and an idle breaker does
 // nothing. A threshold below 1 s is judged exactly, with two readings per call. While the
-// breaker has an event consumer (Subscribe, Events, EventSeq, Config.Logger, or an exporter
-// such as leveeprom or leveeotel), every call is timed with two readings, so that the
-// durations events carry are exact. A breaker created in a testing/synctest bubble always
+// breaker has a consumer of per-call events (Subscribe, Events, EventSeq, or SubscribeTypes
+// asking for SUCCESS, ERROR or IGNORED_ERROR), every call is timed with two readings, so that
+// the durations events carry are exact. Consumers of the other events only (Config.Logger,
+// OnStateChange, SubscribeTypes with transitions) and leveeprom's collector, which reads
+// CallStats instead of events, keep the one reading; leveeotel records each call in a
+// synchronous OpenTelemetry histogram from the SUCCESS, ERROR and IGNORED_ERROR events, and so
+// makes calls read both ends. CallStats' durations, sums and
+// histogram buckets therefore have Metrics' precision: over-stated by at most about 1 ms, a few
+// microseconds under steady load. That is a fifth of the smallest histogram bucket (5 ms), so
+// only a call within 1 ms above a bucket's bound can be counted in the next bucket; a breaker
+// whose histogram must be exact takes a threshold below 1 s, or a per-call subscriber. A breaker created in a testing/synctest bubble always
 // reads both ends, so tests on the fake clock see exact durations. Durations given to
 // OnSuccessWithDuration, OnErrorWithDuration and OnResultWithDuration are used as given.
 //
@@ -86,7 +97,9 @@
 //
 // Config.Logger, a *slog.Logger, is nil by default: nothing is logged and nothing is
 // subscribed (a breaker nobody observes builds no events). Set, it is one more event consumer, attached by
-// New, that checks Logger.Enabled before building a record and logs with LogAttrs:
+// New, that checks Logger.Enabled before building a record and logs with LogAttrs. It
+// subscribes only to the event types below, so a successful call builds no event for it and
+// costs what it costs without a logger:
 //
 //	breaker, err := circuitbreaker.New("payment", circuitbreaker.Config{Logger: logger})
 //

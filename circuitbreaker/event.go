@@ -109,7 +109,9 @@ func (e Event) message() string {
 // removes it. fn runs synchronously on the goroutine that caused the event, after the
 // breaker's state has been updated and outside every lock, so it may call the breaker (State,
 // Metrics, even transitions); a panic in fn is recovered. With no subscriber, events are not
-// even built.
+// even built. Subscribe asks for every event, SUCCESS, ERROR and IGNORED_ERROR included, so
+// that each call then builds its event and is timed with two clock readings; SubscribeTypes
+// asks for some types only, and costs a call nothing when those are not per-call events.
 //
 // Only STATE_TRANSITION and RESET are published while the breaker is DISABLED or
 // FORCED_OPEN, as in Resilience4j. A failing call that opens the breaker publishes ERROR,
@@ -120,6 +122,40 @@ func (cb *CircuitBreaker) Subscribe(fn func(Event)) (unsubscribe func()) {
 	}
 	return cb.events.Subscribe(fn)
 }
+
+// SubscribeTypes registers fn to receive the breaker's events of the given types only, as
+// Resilience4j's per-type consumers (onStateTransition, onError, ...), and returns the function
+// that removes it; calling that more than once is harmless. fn runs as Subscribe's callbacks do.
+// No types, or a nil fn, registers nothing.
+//
+// What a subscription costs depends on its types. SUCCESS, ERROR and IGNORED_ERROR are one
+// event per call: while any subscriber asks for one of them, every call builds and delivers its
+// event, and is timed with two clock readings so that the duration it carries is exact (see the
+// package comment's "Timing"). A subscriber that asks only for the other types (transitions,
+// RESET, the *_RATE_EXCEEDED events, NOT_PERMITTED) costs a successful call nothing: no event
+// is built for it, and the call keeps its one clock reading. Per-call counts, duration sums and
+// histograms are in CallStats, read when needed, without any subscription. Config.Logger and
+// OnStateChange subscribe that way.
+func (cb *CircuitBreaker) SubscribeTypes(fn func(Event), types ...EventType) (unsubscribe func()) {
+	if cb == nil {
+		return func() {}
+	}
+	var kinds uint64
+	for _, t := range types {
+		if t >= 0 && t < 64 {
+			kinds |= 1 << uint(t)
+		}
+	}
+	return cb.events.SubscribeKinds(fn, kinds)
+}
+
+// callEvents are the kinds of the per-call events, which a breaker builds only for
+// subscribers that ask for them.
+const callEvents = 1<<EventSuccess | 1<<EventError | 1<<EventIgnoredError
+
+// loggedEvents are the kinds of the events Config.Logger may log (see logRecord).
+const loggedEvents = 1<<EventStateTransition | 1<<EventReset | 1<<EventFailureRateExceeded |
+	1<<EventSlowCallRateExceeded | 1<<EventNotPermitted
 
 // Events returns a channel that receives the breaker's events (the ones Subscribe's callbacks
 // receive, in the same order) and a function counting the events dropped so far. The first
@@ -172,11 +208,11 @@ func (cb *CircuitBreaker) OnStateChange(fn func(from, to State)) (unsubscribe fu
 	if cb == nil || fn == nil {
 		return func() {}
 	}
-	return cb.events.Subscribe(func(e Event) {
+	return cb.events.SubscribeKinds(func(e Event) {
 		if e.Type == EventStateTransition {
 			fn(e.From, e.To)
 		}
-	})
+	}, 1<<EventStateTransition)
 }
 
 // publish stamps and delivers e. Callers check events.Active first so that nothing is built
@@ -188,17 +224,17 @@ func (cb *CircuitBreaker) publish(e Event) {
 	}
 	e.Name = cb.name
 	e.Time = time.Now()
-	cb.events.Publish(e)
+	cb.events.PublishKind(e, 1<<uint(e.Type))
 }
 
 func (cb *CircuitBreaker) publishTransition(from, to State) {
-	if from != to && cb.events.Active() {
+	if from != to && cb.events.Wants(1<<EventStateTransition) {
 		cb.publish(Event{Type: EventStateTransition, From: from, To: to})
 	}
 }
 
 func (cb *CircuitBreaker) publishExceeded(v verdict, fr, sr float32) {
-	if !cb.events.Active() {
+	if !cb.events.Wants(1<<EventFailureRateExceeded | 1<<EventSlowCallRateExceeded) {
 		return
 	}
 	if v&failureRateExceeded != 0 {

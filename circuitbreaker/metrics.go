@@ -29,7 +29,7 @@ type Metrics struct {
 	// TotalDuration is the sum of the durations of the calls in the window (each measured by
 	// its Permit from Acquire to its outcome, or given to a WithDuration method), as
 	// Resilience4j's Snapshot.getTotalDuration, in nanoseconds rather than truncated to
-	// milliseconds. With a SlowCallDurationThreshold of 1 s or more and no event consumer, a
+	// milliseconds. With a SlowCallDurationThreshold of 1 s or more and no per-call event consumer, a
 	// call's start may be a reading up to about a millisecond older than the call (see the
 	// package comment's "Timing"): each duration is then never shorter than the call and at
 	// most that much longer (a few microseconds under steady load).

@@ -16,9 +16,13 @@ func (cb *CircuitBreaker) current(st *circuitState) bool { return cb.state.Load(
 // succeeded publishes SUCCESS for a call permitted by period st, which took d and ended at end
 // (time since the epoch), and records it if st is current; it reports whether it was.
 func (cb *CircuitBreaker) succeeded(st *circuitState, d, end time.Duration) bool {
-	cur := cb.current(st)
-	if cb.events.Active() {
-		cb.publish(Event{Type: EventSuccess, Duration: d, Late: !cur})
+	now := cb.state.Load()
+	cur := now == st
+	if now.kind.allowPublish() {
+		cb.stats.record(statSuccessful, d, end)
+		if cb.events.Wants(callEvents) {
+			cb.publish(Event{Type: EventSuccess, Duration: d, Late: !cur})
+		}
 	}
 	if cur {
 		cb.record(st, d, end, false)
@@ -31,10 +35,14 @@ func (cb *CircuitBreaker) succeeded(st *circuitState, d, end time.Duration) bool
 func (cb *CircuitBreaker) returned(st *circuitState, d, end time.Duration, result any) bool {
 	// A predicate that panics records the call as a failure rather than crashing the caller.
 	if pr := st.set.cfg.RecordResultPredicate; pr != nil && result != nil && safe.Predicate(pr, result, true) {
-		cur := cb.current(st)
-		if cb.events.Active() {
-			cb.publish(Event{Type: EventError, Duration: d, Late: !cur,
-				Err: &ResultRecordedAsFailureError{Name: cb.name, Result: result}})
+		now := cb.state.Load()
+		cur := now == st
+		if now.kind.allowPublish() {
+			cb.stats.record(statFailed, d, end)
+			if cb.events.Wants(callEvents) {
+				cb.publish(Event{Type: EventError, Duration: d, Late: !cur,
+					Err: &ResultRecordedAsFailureError{Name: cb.name, Result: result}})
+			}
 		}
 		if cur {
 			cb.record(st, d, end, true)
@@ -50,17 +58,26 @@ func (cb *CircuitBreaker) failed(p Permit, d, end time.Duration, result any, err
 	var cur bool
 	switch p.st.set.classify(err) {
 	case ignored:
-		if p.release() && cb.events.Active() {
-			cb.publish(Event{Type: EventIgnoredError, Duration: d, Err: err, Late: !cb.current(p.st)})
+		if p.release() {
+			if now := cb.state.Load(); now.kind.allowPublish() {
+				cb.stats.record(statIgnored, d, end)
+				if cb.events.Wants(callEvents) {
+					cb.publish(Event{Type: EventIgnoredError, Duration: d, Err: err, Late: now != p.st})
+				}
+			}
 		}
 		return
 	case failure:
 		if !p.finish() {
 			return
 		}
-		cur = cb.current(p.st)
-		if cb.events.Active() {
-			cb.publish(Event{Type: EventError, Duration: d, Err: err, Late: !cur})
+		now := cb.state.Load()
+		cur = now == p.st
+		if now.kind.allowPublish() {
+			cb.stats.record(statFailed, d, end)
+			if cb.events.Wants(callEvents) {
+				cb.publish(Event{Type: EventError, Duration: d, Err: err, Late: !cur})
+			}
 		}
 		if cur {
 			cb.record(p.st, d, end, true)

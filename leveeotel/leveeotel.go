@@ -45,6 +45,7 @@ type Option func(*config)
 type config struct {
 	mp      metric.MeterProvider
 	buckets []float64
+	noCalls bool
 }
 
 // WithMeterProvider makes New create its meter from mp. Without it, or with a nil mp, New uses
@@ -60,6 +61,14 @@ func WithMeterProvider(mp metric.MeterProvider) Option {
 func WithBucketBoundaries(seconds ...float64) Option {
 	b := slices.Clone(seconds)
 	return func(c *config) { c.buckets = b }
+}
+
+// WithoutCallsHistogram makes New create no resilience4j.circuitbreaker.calls histogram and
+// subscribe to no breaker's per-call events, for an application that exports the histogram
+// with NewCallsProducer instead: its calls then cost nothing more than unobserved ones (see
+// "Cost" in the package documentation). The other instruments are unchanged.
+func WithoutCallsHistogram() Option {
+	return func(c *config) { c.noCalls = true }
 }
 
 // The attribute keys, as Resilience4j's Micrometer tags.
@@ -153,11 +162,13 @@ func New(reg *registry.Registry, opts ...Option) (*Metrics, error) {
 	// The descriptions are Resilience4j's; where it describes each kind apart, the one of the
 	// kind it registers first, which is what its Prometheus output shows as HELP.
 	var err error
-	m.calls, err = meter.Float64Histogram("resilience4j.circuitbreaker.calls",
-		metric.WithDescription("Total number of successful calls"),
-		metric.WithUnit("s"),
-		metric.WithExplicitBucketBoundaries(cfg.buckets...))
-	keep(err)
+	if !cfg.noCalls {
+		m.calls, err = meter.Float64Histogram(callsName,
+			metric.WithDescription(callsDescription),
+			metric.WithUnit("s"),
+			metric.WithExplicitBucketBoundaries(cfg.buckets...))
+		keep(err)
+	}
 	in := &m.inst
 	in.cbState = gauge("resilience4j.circuitbreaker.state", "The states of the circuit breaker", "")
 	in.cbNotPermitted = counter("resilience4j.circuitbreaker.not.permitted.calls", "Total number of not permitted calls")
@@ -286,7 +297,11 @@ func (m *Metrics) attachLocked(cb *circuitbreaker.CircuitBreaker) {
 	b := &breaker{m: m, name: cb.Name()}
 	b.attrs.Store(newCallAttrs(b.name, m.reg.Tags(registry.CircuitBreaker, b.name)))
 	b.tagsRead.Store(time.Now().UnixNano())
-	b.unsubscribe = cb.Subscribe(b.onEvent)
+	if m.calls == nil { // WithoutCallsHistogram: the refusals only, no per-call event
+		b.unsubscribe = cb.SubscribeTypes(b.onEvent, circuitbreaker.EventNotPermitted)
+	} else {
+		b.unsubscribe = cb.Subscribe(b.onEvent)
+	}
 	m.breakers[cb] = b
 }
 

@@ -63,17 +63,21 @@
 //
 // # Cost
 //
-// Gauges and counters are read from each instance's Metrics when Prometheus scrapes, so they
-// cost nothing per call. The breaker keeps only window metrics, so the cumulative calls
-// summary, its maximum and the not-permitted counter come from a subscription to each breaker's
-// events, made by the collector: a breaker pays for it (the event's construction, two atomic
-// additions and the maximum's few atomic loads per call) only while a collector is attached,
-// and Close detaches it. Every SUCCESS, ERROR and IGNORED_ERROR event counts, a late one (see
+// Everything is read when Prometheus scrapes, so the collector adds nothing to any call's
+// path: gauges and counters come from each instance's Metrics, and a breaker's calls summary,
+// its maximum and the not-permitted counter from the breaker's own cumulative figures
+// (circuitbreaker.CircuitBreaker.CallStats), which every breaker keeps whether or not it is
+// observed. The collector subscribes to no breaker's events, so attaching it neither makes a
+// breaker build an event per call nor time its calls with a second clock reading. Every call
+// whose SUCCESS, ERROR or IGNORED_ERROR event is published counts, a late one (see
 // circuitbreaker.Event.Late) included, as in Resilience4j; a DISABLED or FORCED_OPEN breaker
 // publishes none, so its calls are not counted there either. A summary's _count and _sum are
 // read one after the other, so a scrape during a call may count it in one and not yet in the
-// other. A breaker added to the registry, or put in another's place, starts from zero: to
-// Prometheus' rate functions a replacement is a counter reset.
+// other. The counts and sums of a breaker start from zero when the collector attaches it (added
+// to the registry, or put in another's place; to Prometheus' rate functions a replacement is a
+// counter reset); the maximum is the breaker's own decaying maximum (CallDurations.MaxDuration:
+// the longest call of the last two minutes, three buckets rotated every 40 s from the breaker's
+// New), so it may show a call that ended up to two minutes before the attachment.
 package leveeprom
 
 import (
@@ -83,8 +87,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"sync/atomic"
-	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 
@@ -132,44 +134,24 @@ type Collector struct {
 	breakers map[*circuitbreaker.CircuitBreaker]*breakerCalls
 }
 
-// breakerCalls holds one breaker's cumulative figures, counted from its events.
+// breakerCalls holds one breaker's cumulative figures (CallStats) as they were when the
+// collector attached it, so that its counters start from zero then.
 type breakerCalls struct {
-	count        [3]atomic.Uint64 // by kind: successful, failed, ignored
-	nanos        [3]atomic.Int64  // sum of the durations, by kind
-	max          [3]*decayingMax  // decaying maximum of the durations, by kind
-	notPermitted atomic.Uint64
-	unsubscribe  func()
+	base circuitbreaker.CallStats
 }
 
-func newBreakerCalls(now time.Time) *breakerCalls {
-	b := &breakerCalls{}
-	for k := range b.max {
-		b.max[k] = newDecayingMax(now)
-	}
-	return b
-}
-
-// The kinds of the calls summary, indexing breakerCalls' arrays.
+// The kinds of the calls summary.
 var callKinds = [3]string{"successful", "failed", "ignored"}
 
-func (b *breakerCalls) record(e circuitbreaker.Event) {
-	var k int
-	switch e.Type {
-	case circuitbreaker.EventSuccess:
-		k = 0
-	case circuitbreaker.EventError:
-		k = 1
-	case circuitbreaker.EventIgnoredError:
-		k = 2
-	case circuitbreaker.EventNotPermitted:
-		b.notPermitted.Add(1)
-		return
-	default:
-		return
+// callsOf returns the figures of kind k (an index of callKinds) in s.
+func callsOf(s *circuitbreaker.CallStats, k int) *circuitbreaker.CallDurations {
+	switch k {
+	case 0:
+		return &s.Successful
+	case 1:
+		return &s.Failed
 	}
-	b.count[k].Add(1)
-	b.nanos[k].Add(int64(e.Duration))
-	b.max[k].record(e.Time, e.Duration)
+	return &s.Ignored
 }
 
 // errNilRegistry is the error of a collector made with a nil registry.
@@ -193,8 +175,8 @@ func checkTagKeys(keys []string) error {
 
 // NewCollector returns a Collector exporting every instance of reg, those added later
 // included, under Resilience4j's Micrometer names (see the package documentation). It
-// subscribes to reg's events and to the events of each circuit breaker reg holds, now and
-// later, for the breakers' cumulative call figures; Close ends those subscriptions. An invalid
+// subscribes to reg's events, to follow the circuit breakers reg holds, now and later, whose
+// cumulative call figures it reads at each scrape; Close ends that subscription. An invalid
 // option (see WithTagKeys), or a nil reg, makes a collector whose registration fails with the
 // error (Describe sends invalid descriptors, so prometheus.Registerer.Register returns it) and
 // whose collection reports it as an invalid metric.
@@ -259,27 +241,22 @@ func (c *Collector) attachLocked(cb *circuitbreaker.CircuitBreaker) {
 	if _, ok := c.breakers[cb]; ok {
 		return
 	}
-	b := newBreakerCalls(time.Now())
-	b.unsubscribe = cb.Subscribe(b.record)
-	c.breakers[cb] = b
+	c.breakers[cb] = &breakerCalls{base: cb.CallStats()}
 }
 
 func (c *Collector) detachLocked(cb *circuitbreaker.CircuitBreaker) {
-	if b, ok := c.breakers[cb]; ok {
-		b.unsubscribe()
-		delete(c.breakers, cb)
-	}
+	delete(c.breakers, cb)
 }
 
-// Attached reports the number of circuit breakers whose events the collector follows.
+// Attached reports the number of circuit breakers whose call figures the collector exports.
 func (c *Collector) Attached() int {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return len(c.breakers)
 }
 
-// Close ends the collector's subscriptions to the registry and to every breaker, so the
-// breakers publish no more events for it; it is idempotent. Unregister the collector from its
+// Close ends the collector's subscription to the registry and forgets every breaker; it is
+// idempotent. Unregister the collector from its
 // prometheus.Registry first: a closed collector exports nothing.
 func (c *Collector) Close() {
 	// The registry delivers its events holding its own lock, and onRegistryEvent then takes
@@ -303,7 +280,7 @@ func (c *Collector) Describe(ch chan<- *prometheus.Desc) {
 
 // Collect sends the current metrics of every instance of the registry, as
 // prometheus.Collector: constant metrics read from each instance's Metrics and, for breakers,
-// from the collector's event counts. Instances are visited pattern by pattern, sorted by name.
+// from their CallStats. Instances are visited pattern by pattern, sorted by name.
 func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 	c.mu.Lock()
 	closed := c.closed
@@ -414,20 +391,23 @@ func (c *Collector) collectCircuitBreakers(ch chan<- prometheus.Metric) {
 		c.mu.Lock()
 		b := c.breakers[cb]
 		c.mu.Unlock()
-		now := time.Now()
-		if b == nil { // being attached right now
-			b = newBreakerCalls(now)
+		calls := cb.CallStats()
+		base := calls
+		if b != nil {
+			base = b.base
+		} else { // being attached right now: nothing counted yet
+			calls.Successful.MaxDuration, calls.Failed.MaxDuration, calls.Ignored.MaxDuration = 0, 0, 0
 		}
 		for k, kind := range callKinds {
-			n := b.count[k].Load()
-			sum := float64(b.nanos[k].Load()) / 1e9
-			m, err := prometheus.NewConstSummary(c.descs[&famCalls], n, sum, nil, s.values(kind)...)
+			now, then := callsOf(&calls, k), callsOf(&base, k)
+			sum := float64(now.TotalDuration-then.TotalDuration) / 1e9
+			m, err := prometheus.NewConstSummary(c.descs[&famCalls], now.Count-then.Count, sum, nil, s.values(kind)...)
 			s.send(&famCalls, m, err)
 		}
 		for k, kind := range callKinds {
-			s.emit(&famCallsMax, b.max[k].poll(now).Seconds(), kind)
+			s.emit(&famCallsMax, callsOf(&calls, k).MaxDuration.Seconds(), kind)
 		}
-		s.emit(&famNotPermitted, float64(b.notPermitted.Load()), "not_permitted")
+		s.emit(&famNotPermitted, float64(calls.NotPermitted-base.NotPermitted), "not_permitted")
 		sendReadings(s, m, breakerReadings)
 	}
 }

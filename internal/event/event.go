@@ -18,40 +18,69 @@ import (
 )
 
 // Publisher holds the consumers of events of type E. The zero value is ready to use.
+//
+// A consumer may ask for some kinds of events only (SubscribeKinds): a kind is a bit the
+// pattern assigns to each type of its events, and Wants tells, in one atomic load, whether any
+// consumer asks for a kind, so that a pattern builds an event nobody wants for no one.
 type Publisher[E any] struct {
 	mu   sync.Mutex // serialises Subscribe and unsubscribe; never held while publishing
-	subs atomic.Pointer[[]*consumer[E]]
+	subs atomic.Pointer[consumers[E]]
 	next uint64
 }
 
-type consumer[E any] struct {
-	id uint64
-	fn func(E)
+// consumers is one immutable subscriber list with the union of its consumers' kinds.
+type consumers[E any] struct {
+	list  []*consumer[E]
+	kinds uint64
 }
+
+type consumer[E any] struct {
+	id    uint64
+	fn    func(E)
+	kinds uint64
+}
+
+// AllKinds is the kind mask of a consumer subscribed with Subscribe: every event.
+const AllKinds = ^uint64(0)
 
 // Active reports whether at least one consumer is subscribed. It is one atomic load.
 func (p *Publisher[E]) Active() bool {
 	s := p.subs.Load()
-	return s != nil && len(*s) > 0
+	return s != nil && len(s.list) > 0
 }
 
-// Subscribe adds fn and returns the function that removes it. Calling the returned function
-// more than once is harmless. A nil fn is ignored and the returned function does nothing.
+// Wants reports whether at least one consumer asks for an event of one of kinds. It is one
+// atomic load.
+func (p *Publisher[E]) Wants(kinds uint64) bool {
+	s := p.subs.Load()
+	return s != nil && s.kinds&kinds != 0
+}
+
+// Subscribe adds fn, for every event, and returns the function that removes it. Calling the
+// returned function more than once is harmless. A nil fn is ignored and the returned function
+// does nothing.
 func (p *Publisher[E]) Subscribe(fn func(E)) (unsubscribe func()) {
-	if fn == nil {
+	return p.SubscribeKinds(fn, AllKinds)
+}
+
+// SubscribeKinds is Subscribe for the events of kinds only: PublishKind delivers an event to
+// fn only when its kind is one of them (Publish delivers every event). A nil fn or no kinds
+// subscribes nothing.
+func (p *Publisher[E]) SubscribeKinds(fn func(E), kinds uint64) (unsubscribe func()) {
+	if fn == nil || kinds == 0 {
 		return func() {}
 	}
 	p.mu.Lock()
 	p.next++
-	c := &consumer[E]{id: p.next, fn: fn}
+	c := &consumer[E]{id: p.next, fn: fn, kinds: kinds}
 	var cur []*consumer[E]
 	if s := p.subs.Load(); s != nil {
-		cur = *s
+		cur = s.list
 	}
 	n := make([]*consumer[E], 0, len(cur)+1)
 	n = append(n, cur...)
 	n = append(n, c)
-	p.subs.Store(&n)
+	p.subs.Store(newConsumers(n))
 	p.mu.Unlock()
 
 	var once sync.Once
@@ -65,23 +94,38 @@ func (p *Publisher[E]) remove(id uint64) {
 	if s == nil {
 		return
 	}
-	n := make([]*consumer[E], 0, len(*s))
-	for _, c := range *s {
+	n := make([]*consumer[E], 0, len(s.list))
+	for _, c := range s.list {
 		if c.id != id {
 			n = append(n, c)
 		}
 	}
-	p.subs.Store(&n)
+	p.subs.Store(newConsumers(n))
 }
 
-// Publish delivers e to every consumer subscribed when Publish starts.
-func (p *Publisher[E]) Publish(e E) {
+func newConsumers[E any](list []*consumer[E]) *consumers[E] {
+	s := &consumers[E]{list: list}
+	for _, c := range list {
+		s.kinds |= c.kinds
+	}
+	return s
+}
+
+// Publish delivers e to every consumer subscribed when Publish starts, whatever kinds it
+// asked for.
+func (p *Publisher[E]) Publish(e E) { p.PublishKind(e, AllKinds) }
+
+// PublishKind delivers e, an event of kind, to every consumer subscribed when PublishKind
+// starts that asked for kind.
+func (p *Publisher[E]) PublishKind(e E, kind uint64) {
 	s := p.subs.Load()
 	if s == nil {
 		return
 	}
-	for _, c := range *s {
-		deliver(c.fn, e)
+	for _, c := range s.list {
+		if c.kinds&kind != 0 {
+			deliver(c.fn, e)
+		}
 	}
 }
 

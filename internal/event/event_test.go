@@ -56,3 +56,29 @@ func TestPublishDoesNotAllocateWithoutSubscribers(t *testing.T) {
 		}
 	}))
 }
+
+// A consumer of some kinds gets only those from PublishKind, every event from Publish; Wants
+// follows the union of the kinds subscribed.
+func TestSubscribeKinds(t *testing.T) {
+	var p Publisher[int]
+	assert.False(t, p.Wants(AllKinds))
+	var got []int
+	unsub := p.SubscribeKinds(func(e int) { got = append(got, e) }, 1<<2|1<<3)
+	assert.True(t, p.Wants(1<<3))
+	assert.False(t, p.Wants(1<<1))
+	p.PublishKind(1, 1<<1)
+	p.PublishKind(2, 1<<2)
+	p.PublishKind(3, 1<<3)
+	p.Publish(4)
+	assert.Equal(t, []int{2, 3, 4}, got)
+
+	unsubAll := p.Subscribe(func(int) {})
+	assert.True(t, p.Wants(1<<1))
+	unsubAll()
+	assert.False(t, p.Wants(1<<1))
+	unsub()
+	assert.False(t, p.Wants(AllKinds))
+	assert.False(t, p.Active())
+	assert.NotPanics(t, func() { p.SubscribeKinds(func(int) {}, 0)() })
+	assert.False(t, p.Active(), "no kinds subscribes nothing")
+}

@@ -75,10 +75,17 @@ type Record struct {
 // Records are logged with context.Background(): an event is not tied to one call's context
 // (a timer moves a breaker, a release wakes another caller's wait).
 func Subscribe[E any](p *event.Publisher[E], logger *slog.Logger, pattern, name string, describe func(E) (Record, bool)) (unsubscribe func()) {
+	return SubscribeKinds(p, event.AllKinds, logger, pattern, name, describe)
+}
+
+// SubscribeKinds is Subscribe for the events of kinds only (see event.Publisher.SubscribeKinds):
+// a pattern gives the kinds describe can log, so that events it never logs (one per call, say)
+// are not built for the logger.
+func SubscribeKinds[E any](p *event.Publisher[E], kinds uint64, logger *slog.Logger, pattern, name string, describe func(E) (Record, bool)) (unsubscribe func()) {
 	if logger == nil {
 		return func() {}
 	}
-	return p.Subscribe(func(e E) {
+	return p.SubscribeKinds(func(e E) {
 		r, ok := describe(e)
 		if !ok {
 			return
@@ -88,7 +95,7 @@ func Subscribe[E any](p *event.Publisher[E], logger *slog.Logger, pattern, name 
 			return
 		}
 		logger.LogAttrs(ctx, r.Level, r.Msg, r.attrs(pattern, name)...)
-	})
+	}, kinds)
 }
 
 // attrs builds the record's attributes: pattern, name, event, then those Attrs selects.

@@ -1,0 +1,206 @@
+package circuitbreaker
+
+import (
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// NumCallBuckets is the number of buckets of CallDurations.Buckets: one per bound of
+// CallDurationBuckets, and one for the durations above the last bound.
+const NumCallBuckets = len(callBucketBounds) + 1
+
+// callBucketBounds are the inclusive upper bounds of the call-duration buckets: the Prometheus
+// client's default buckets (0.005 s to 10 s), which leveeotel's DefaultBucketBoundaries export.
+var callBucketBounds = [...]time.Duration{
+	5 * time.Millisecond, 10 * time.Millisecond, 25 * time.Millisecond, 50 * time.Millisecond,
+	100 * time.Millisecond, 250 * time.Millisecond, 500 * time.Millisecond,
+	time.Second, 2500 * time.Millisecond, 5 * time.Second, 10 * time.Second,
+}
+
+// CallDurationBuckets returns the inclusive upper bounds of the buckets of
+// CallDurations.Buckets: 5ms, 10ms, 25ms, 50ms, 100ms, 250ms, 500ms, 1s, 2.5s, 5s and 10s, the
+// default buckets of the Prometheus client (in seconds, 0.005 to 10), which exporters use for
+// the calls histogram. Bucket i counts the durations d with CallDurationBuckets()[i-1] < d <=
+// CallDurationBuckets()[i]; the last bucket those above 10s. A new slice each call.
+func CallDurationBuckets() []time.Duration {
+	return append([]time.Duration(nil), callBucketBounds[:]...)
+}
+
+// CallStats is a snapshot of a breaker's cumulative per-call figures, kept since New across
+// every state and period: what exporters need for Resilience4j's calls timer
+// (resilience4j_circuitbreaker_calls_seconds, a Micrometer timer: count, total time and
+// decaying maximum by kind) and a calls histogram, read when they scrape rather than fed by
+// an event per call. Unlike Metrics, nothing in it is windowed or reset by a transition or
+// Reset; it only grows (but for the decaying MaxDuration).
+//
+// A call counts under the kind its event has (SUCCESS, ERROR or IGNORED_ERROR) exactly when
+// that event is published, whether or not anyone subscribes: a late outcome (see Permit) counts
+// too, as Resilience4j's Micrometer timer times every call; calls ending while the breaker is
+// DISABLED or FORCED_OPEN, which publish no per-call events, are not counted. Durations are the
+// ones the breaker records (see the package comment's "Timing" for their precision, or the
+// duration given to a WithDuration method).
+type CallStats struct {
+	Successful CallDurations // calls recorded as successes (EventSuccess)
+	Failed     CallDurations // calls recorded as failures (EventError)
+	Ignored    CallDurations // calls whose error was ignored (EventIgnoredError)
+	// NotPermitted counts the refusals that published EventNotPermitted (not those of
+	// FORCED_OPEN, as for the event), since New; Metrics' NumberOfNotPermittedCalls counts the
+	// refusals of the current state only.
+	NotPermitted uint64
+}
+
+// CallDurations are the cumulative figures of one kind of call in CallStats.
+type CallDurations struct {
+	// Count is the number of calls: the sum of Buckets.
+	Count uint64
+	// TotalDuration is the sum of their durations, in nanoseconds.
+	TotalDuration time.Duration
+	// MaxDuration is the longest duration of the last two minutes or so, as Micrometer's
+	// TimeWindowMax with its defaults that Resilience4j's calls timer exports as _max: three
+	// buckets rotated every 40 seconds of the breaker's monotonic clock (counted from New), so a
+	// duration is forgotten between 80 and 120 seconds after the call ended. 0 once no call
+	// ended in that time.
+	MaxDuration time.Duration
+	// Buckets counts the calls by duration: Buckets[i] those with CallDurationBuckets()[i-1] <
+	// d <= CallDurationBuckets()[i], the last one those above 10s (non-cumulative counts,
+	// OpenTelemetry's explicit-bucket layout).
+	Buckets [NumCallBuckets]uint64
+}
+
+// The kinds of calls, indexing callStats.kinds.
+const (
+	statSuccessful = iota
+	statFailed
+	statIgnored
+)
+
+// callStats holds CallStats' figures in atomics: a call adds its duration and increments its
+// bucket (two atomic additions) and compares it with the decaying maximum (three loads, a
+// compare-and-swap only for a new maximum). Each kind has cache lines of its own.
+type callStats struct {
+	kinds        [3]kindStats
+	notPermitted stripedCounter
+}
+
+type kindStats struct {
+	_       [cacheLine]byte
+	nanos   atomic.Int64
+	buckets [NumCallBuckets]atomic.Uint64
+	max     windowMax
+}
+
+// record adds a call of kind that took d and ended at end (time since the epoch).
+func (s *callStats) record(kind int, d, end time.Duration) {
+	k := &s.kinds[kind]
+	k.nanos.Add(int64(d))
+	k.buckets[bucketOf(d)].Add(1)
+	k.max.record(end, d)
+}
+
+func bucketOf(d time.Duration) int {
+	for i, b := range callBucketBounds {
+		if d <= b {
+			return i
+		}
+	}
+	return len(callBucketBounds)
+}
+
+func (k *kindStats) snapshot(now time.Duration) CallDurations {
+	var c CallDurations
+	for i := range k.buckets {
+		c.Buckets[i] = k.buckets[i].Load()
+		c.Count += c.Buckets[i]
+	}
+	c.TotalDuration = time.Duration(k.nanos.Load())
+	c.MaxDuration = k.max.poll(now)
+	return c
+}
+
+// CallStats returns a snapshot of cb's cumulative per-call figures (see CallStats). The figures
+// are read one after the other, so a call ending during the read may show in some and not yet
+// in others; each figure is exact on its own. It allocates nothing and never moves the
+// breaker. A nil cb returns the zero CallStats.
+func (cb *CircuitBreaker) CallStats() CallStats {
+	if cb == nil {
+		return CallStats{}
+	}
+	now := cb.now()
+	return CallStats{
+		Successful:   cb.stats.kinds[statSuccessful].snapshot(now),
+		Failed:       cb.stats.kinds[statFailed].snapshot(now),
+		Ignored:      cb.stats.kinds[statIgnored].snapshot(now),
+		NotPermitted: uint64(cb.stats.notPermitted.load()),
+	}
+}
+
+// Micrometer's TimeWindowMax with its defaults: the largest sample of the last two minutes,
+// in three buckets rotated every 40 seconds.
+const (
+	maxBuckets = 3
+	maxExpiry  = 2 * time.Minute
+	maxRotate  = maxExpiry / maxBuckets
+)
+
+// windowMax is Micrometer's TimeWindowMax on the breaker's clock (durations since its epoch).
+// A sample goes into every bucket; a read gives the current bucket, the oldest, which has seen
+// every sample of the last maxExpiry less at most one rotation period; each rotation empties
+// the current bucket and makes the next one current. Recording is lock-free; the rare rotation
+// takes a mutex.
+type windowMax struct {
+	lastRotate atomic.Int64 // the breaker's time of the last rotation
+	current    atomic.Int32 // index of the bucket read
+	buckets    [maxBuckets]atomic.Int64
+	mu         sync.Mutex // serialises rotations
+}
+
+// record adds a sample v taken at now.
+func (m *windowMax) record(now, v time.Duration) {
+	m.rotate(now)
+	for i := range m.buckets {
+		b := &m.buckets[i]
+		for {
+			old := b.Load()
+			if int64(v) <= old || b.CompareAndSwap(old, int64(v)) {
+				break
+			}
+		}
+	}
+}
+
+// poll returns the maximum at now.
+func (m *windowMax) poll(now time.Duration) time.Duration {
+	m.rotate(now)
+	return time.Duration(m.buckets[m.current.Load()].Load())
+}
+
+func (m *windowMax) rotate(now time.Duration) {
+	t := int64(now)
+	if t-m.lastRotate.Load() < int64(maxRotate) {
+		return
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	last := m.lastRotate.Load()
+	elapsed := t - last
+	if elapsed < int64(maxRotate) {
+		return // rotated meanwhile
+	}
+	if elapsed >= int64(maxExpiry) {
+		for i := range m.buckets {
+			m.buckets[i].Store(0)
+		}
+		m.current.Store(0)
+		m.lastRotate.Store(t - elapsed%int64(maxRotate))
+		return
+	}
+	cur := m.current.Load()
+	for ; elapsed >= int64(maxRotate); elapsed -= int64(maxRotate) {
+		m.buckets[cur].Store(0)
+		cur = (cur + 1) % maxBuckets
+		last += int64(maxRotate)
+	}
+	m.current.Store(cur)
+	m.lastRotate.Store(last)
+}
