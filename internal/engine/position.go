@@ -12,10 +12,10 @@ type Positions[V any, K comparable, P any] struct {
 	W   *Watermark
 	pos func(V) (K, P)
 
-	mu      sync.Mutex
-	seen    map[int]partPos[K, P] // acknowledged elements at or above folded
-	folded  int             // elements below it are in done
-	done    map[K]P         // per partition, the position of its last element below folded
+	mu     sync.Mutex
+	seen   map[int]partPos[K, P] // acknowledged elements at or above folded
+	folded int                   // elements below it are in done
+	done   map[K]P               // per partition, the position of its last element below folded
 }
 
 type partPos[K comparable, P any] struct {
