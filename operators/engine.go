@@ -62,6 +62,9 @@ func newEmission[V, C any](op string, stops bool, p *levee.Pipeline[C], fn func(
 			return nil, fmt.Errorf("operators: %w", err)
 		}
 	}
+	if err := set.em.CheckMaxUncommitted(); err != nil {
+		return nil, fmt.Errorf("operators: %w", err)
+	}
 	stop := set.em.StopOnError
 	return &emission[V, C]{op: op, p: pipeline.Of[C](p), fn: fn, fb: fb, expand: expand, set: set, stop: stop,
 		newLanes: newLanes}, nil
@@ -178,6 +181,9 @@ func (s *subscription[V, C]) fail(_ int, n numbered, err error) step[V, C] {
 // called, however many workers are free.
 func (s *subscription[V, C]) receive(done <-chan struct{}) (numbered, bool) {
 	if s.ended {
+		return numbered{}, false
+	}
+	if n := s.e.set.em.MaxUncommitted; n > 0 && s.wm != nil && !s.wm.WaitBelow(s.index, n, done) {
 		return numbered{}, false
 	}
 	it, ok := s.u.receive(done)
