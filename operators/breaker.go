@@ -46,7 +46,7 @@ func CircuitBreaker(cb *circuitbreaker.CircuitBreaker) Operator {
 				fail(ctx, next, err)
 				return
 			}
-			defer u.close()
+			defer u.stop()
 			r := relay(ctx, u, next, nil)
 			switch r.end {
 			case completed:

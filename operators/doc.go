@@ -18,13 +18,17 @@
 //	for it := range price(orders).Observe(rxgo.WithContext(ctx)) { ... }
 //
 // An element that fails once every fallback has had its say is, for Map, Filter and FlatMap,
-// an error item that ends the subscription (a *StoppedError naming the element), because an
-// error item ends an Observable for ReactiveX and for rxgo's operators under their default
-// error strategy; MapResults emits it as a value and goes on. ContinueOnError makes a failed
-// element one error item among values instead. Concurrency, Window, Unordered, StopOnError,
-// Buffer, PauseWhileOpen, OrderByKey, OrderByKeyAndInput and WithFallback mean what they mean
-// in the stream package, and agree as they do there (OrderByKey with Unordered is OrderByKey,
-// a Window with Unordered a bound that always holds); each call goes through
+// one error item among the values, and the subscription goes on past it, as stream.Map goes
+// on past a failed Result: a failed element is the fate of one record, not of the stream, and
+// one pipeline behaves the same over channels and over rxgo. StopOnError, one option away,
+// ends the subscription there instead, with an error item whose error is a *StoppedError
+// naming the element, as ReactiveX ends an Observable at an error; give it before rxgo
+// operators and terminals that stop reading at the first error item (ToSlice, Reduce,
+// levee's Collect: see below). MapResults emits a failed element as a value. Concurrency,
+// Window, Unordered, StopOnError, Buffer, PauseWhileOpen, OrderByKey, OrderByKeyAndInput and
+// WithFallback mean what they mean in the stream package, and agree as they do there
+// (OrderByKey with Unordered is OrderByKey, a Window with Unordered a bound that always holds);
+// each call goes through
 // the pipeline without a closure per item. Error items of the upstream are forwarded in their
 // place and are no call's failure. CommitWatermark keeps a commit watermark over the
 // upstream's value items: acknowledge with Watermark.Ack(r.Index) after MapResults, and with
@@ -33,17 +37,18 @@
 //
 // # rxgo operators after levee's
 //
-// A per-emission operator's output follows the Rx grammar by default: values, then completion
-// or a single error item. rxgo operators and terminal methods that read until the end or the
-// first error item are therefore safe after it with their defaults: ToSlice, Reduce, Count,
-// Last, Max, Min, the Sum and Average methods, Map, Filter, DoOnNext, DoOnError, ForEach,
-// BufferWithCount, a range over Observe, and levee's Collect, ForEach and First; so is
-// anything given rxgo.WithErrorStrategy(rxgo.ContinueOnError). Two kinds are not, unless the
-// subscription is observed with a context that is cancelled once they are done (levee's
-// operator then stops at once): rxgo operators that stop reading before the end without an
-// error item (Take, TakeWhile, TakeUntil, First, FirstOrDefault, ElementAt, Contains, All,
-// Find), and, after an operator given ContinueOnError, every rxgo operator under its default
-// error strategy, which stops reading at the first error item while levee's goes on. Either
+// With StopOnError, a per-emission operator's output follows the Rx grammar: values, then
+// completion or a single error item. rxgo operators and terminal methods that read until the
+// end or the first error item are then safe after it with their defaults: ToSlice, Reduce,
+// Count, Last, Max, Min, the Sum and Average methods, Map, Filter, DoOnNext, DoOnError,
+// ForEach, BufferWithCount, a range over Observe, and levee's Collect, ForEach and First; a
+// range over Observe, and anything given rxgo.WithErrorStrategy(rxgo.ContinueOnError), is
+// safe without it. Two kinds are not, unless the subscription is observed with a context
+// that is cancelled once they are done (levee's operator then stops at once): rxgo operators
+// that stop reading before the end without an error item (Take, TakeWhile, TakeUntil, First,
+// FirstOrDefault, ElementAt, Contains, All, Find), and, without StopOnError, every rxgo
+// operator under its default error strategy, which stops reading at the first error item
+// while levee's goes on. Either
 // leaves levee's operator blocked on its next send, holding its calls' permits, until that
 // context ends.
 //
@@ -92,8 +97,8 @@
 //     and ToChan return ctx.Err(); the per-subscription operators tell a cancelled
 //     subscription from a completed one and record neither as a success by mistake.
 //   - rxgo's WithPool loses the order and keeps going after an error; Serialize deadlocks.
-//     Concurrency here keeps the input order unless Unordered is asked for, and the first
-//     error item ends the subscription promptly unless ContinueOnError is asked for.
+//     Concurrency here keeps the input order unless Unordered is asked for, and with
+//     StopOnError the first error item ends the subscription promptly.
 //   - A panic in a function given to rxgo kills the process. Guarded functions, Sources and
 //     fallbacks here run under recover: a panic becomes a *levee.PanicError error item.
 //   - rxgo's OnErrorResumeNext resubscribes to a failing fallback for ever; Fallback here

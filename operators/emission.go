@@ -14,15 +14,16 @@ import (
 //
 // Each call is one guarded call of p, as p.Execute would make it (a nil p guards nothing):
 // an element's retries, breaker decision, bulkhead permit and fallback are its own. An
-// element that fails once every fallback has had its say ends the subscription with an error
-// item, whose error is a *StoppedError naming the element and wrapping its error, as an
-// error ends an Observable for rxgo's own operators: rxgo's ToSlice, Reduce and the like, and
-// levee's Collect, stop there, and so does Map, making no call past it. To see every element,
-// give a fallback (WithFallback or the pipeline's), use MapResults, whose failed elements are
-// values, or ContinueOnError, which makes a failed element one error item among values. A
+// element that fails once every fallback has had its say is an error item carrying its
+// error, in its place among the values, and Map goes on, as stream.Map goes on past a failed
+// Result. With StopOnError it ends the subscription instead, with an error item whose error
+// is a *StoppedError naming the element and wrapping its error, as an error ends an
+// Observable for rxgo's own operators, and makes no call past it: give it before rxgo's
+// ToSlice, Reduce and the like, or levee's Collect, which stop reading there. A fallback
+// (WithFallback or the pipeline's) answers a failed element; MapResults makes it a value. A
 // panic in fn is the element's *levee.PanicError, never a crash. Error items of the upstream
-// are forwarded unchanged in their place and are not calls: no pattern sees them; they too
-// end the subscription unless ContinueOnError is given. An item whose value is not a V is a
+// are forwarded unchanged in their place and are not calls: no pattern sees them; with
+// StopOnError they too end the subscription. An item whose value is not a V is a
 // failed element with an *ItemTypeError.
 //
 // Each Observe is a subscription of its own: it observes the upstream under a context derived
@@ -79,8 +80,8 @@ func emitResult[V, R any](r Result[V, R], send func(rxgo.Item) bool) bool {
 
 // Filter returns an Operator that calls keep(ctx, v) through the pipeline p for each value
 // item v and emits v when keep reports true, nothing when it reports false, and an error item
-// when the call failed, so a failing predicate never drops an element silently; that error
-// item ends the subscription, as Map's, unless ContinueOnError is given. A fallback
+// when the call failed, so a failing predicate never drops an element silently; as with Map,
+// the subscription goes on past that error item unless StopOnError is given. A fallback
 // (the pipeline's or WithFallback) answers with the decision to keep or drop. Options,
 // guarantees and errors are Map's.
 func Filter[V any](p *levee.Pipeline[bool], keep func(context.Context, V) (bool, error), opts ...Option) (Operator, error) {
@@ -104,8 +105,8 @@ func emitKept[V any](r Result[V, bool], send func(rxgo.Item) bool) bool {
 
 // FlatMap returns an Operator that calls fn(ctx, v) through the pipeline p for each value
 // item v; the call returns a slice, and FlatMap emits its values in order (none for an empty
-// slice), or one error item when the call failed, which ends the subscription as Map's
-// unless ContinueOnError is given. The guarded call is the one that produces
+// slice), or one error item when the call failed, past which it goes on as Map does unless
+// StopOnError is given. The guarded call is the one that produces
 // the slice, so p and WithFallback deal in []R. Options, guarantees and errors are Map's; with
 // Concurrency n, the slices of up to n elements are held. Unlike rxgo's FlatMap, it reads the
 // context given to Observe, can be observed any number of times and keeps the order.

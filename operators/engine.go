@@ -37,9 +37,9 @@ type emission[V, C any] struct {
 	watched atomic.Bool
 }
 
-// newEmission builds the operator op. stops tells whether it ends at its first error item
-// unless given ContinueOnError: the operators that emit a failed element as an error item do,
-// as rxgo's own operators under their default error strategy.
+// newEmission builds the operator op. Every operator goes on past an error item unless given
+// StopOnError, as stream's operators go on past a failed element; stops tells whether op
+// emits a failed element as an error item (Map, Filter, FlatMap) rather than a value.
 func newEmission[V, C any](op string, stops bool, p *levee.Pipeline[C], fn func(context.Context, V) (C, error),
 	expand func(Result[V, C], func(rxgo.Item) bool) bool, opts []Option) (*emission[V, C], error) {
 	set, err := collect(op, perEmission, opts)
@@ -62,7 +62,10 @@ func newEmission[V, C any](op string, stops bool, p *levee.Pipeline[C], fn func(
 			return nil, fmt.Errorf("operators: %w", err)
 		}
 	}
-	stop := set.em.StopOnError || stops && !set.em.ContinueOnError
+	if err := set.em.CheckMaxUncommitted(); err != nil {
+		return nil, fmt.Errorf("operators: %w", err)
+	}
+	stop := set.em.StopOnError
 	return &emission[V, C]{op: op, p: (*compose.Chain[C])(p), fn: fn, fb: fb, expand: expand, set: set, stop: stop,
 		newLanes: newLanes}, nil
 }
@@ -178,6 +181,9 @@ func (s *subscription[V, C]) fail(_ int, n numbered, err error) step[V, C] {
 // called, however many workers are free.
 func (s *subscription[V, C]) receive(done <-chan struct{}) (numbered, bool) {
 	if s.ended {
+		return numbered{}, false
+	}
+	if n := s.e.set.em.MaxUncommitted; n > 0 && s.wm != nil && !s.wm.WaitBelow(s.index, n, done) {
 		return numbered{}, false
 	}
 	it, ok := s.u.receive(done)

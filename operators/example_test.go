@@ -57,9 +57,25 @@ func ExampleMap() {
 		}
 		return 2 * v, nil
 	})
-	got, err := operators.Collect[int](context.Background(), double(rxgo.Just(1, 2, 3, 4)()))
+	// A failed element is an error item among the values, as a failed Result in stream.Map:
+	// the subscription goes on past it.
+	for it := range double(rxgo.Just(1, 2, 3, 4)()).Observe() {
+		fmt.Println(it.V, it.E)
+	}
+	// With StopOnError it ends there, as rxgo's own operators and levee's Collect stop.
+	stopping, _ := operators.Map(nil, func(ctx context.Context, v int) (int, error) {
+		if v == 3 {
+			return 0, fmt.Errorf("cannot double %d", v)
+		}
+		return 2 * v, nil
+	}, operators.StopOnError())
+	got, err := operators.Collect[int](context.Background(), stopping(rxgo.Just(1, 2, 3, 4)()))
 	fmt.Println(got, err)
 	// Output:
+	// 2 <nil>
+	// 4 <nil>
+	// <nil> cannot double 3
+	// 8 <nil>
 	// [2 4] stream: stopped at element 2 (3): cannot double 3
 }
 

@@ -44,6 +44,7 @@ func Fallback(f *fallback.Fallback[rxgo.Observable]) Operator {
 				fail(ctx, next, err)
 				return
 			}
+			defer u.stop()
 			r := relay(ctx, u, next, nil)
 			u.close()
 			if r.end != failed || ctx.Err() != nil { // nobody is left to answer
@@ -71,7 +72,7 @@ func replace(ctx context.Context, f *fallback.Fallback[rxgo.Observable], cause e
 		fail(ctx, next, &fallback.Error{Name: f.Name(), Cause: cause, Err: err})
 		return
 	}
-	defer u.close()
+	defer u.stop()
 	r := relay(ctx, u, next, nil)
 	if r.end != failed {
 		return

@@ -27,7 +27,11 @@ func TestFilterEmitsKeptElementsAndFailedOnes(t *testing.T) {
 
 	f = mustOp(t)(operators.Filter(nil, even))
 	got, _ = observe(f(rxgo.Just(ints(6)...)()))
-	assert.Equal(t, []string{"2", "4", "E:stream: stopped at element 4 (5): cannot tell 5"}, got, "by default, the error item ends the subscription")
+	assert.Equal(t, []string{"2", "4", "E:cannot tell 5", "6"}, got, "by default, the subscription goes on past an error item")
+
+	f = mustOp(t)(operators.Filter(nil, even, operators.StopOnError()))
+	got, _ = observe(f(rxgo.Just(ints(6)...)()))
+	assert.Equal(t, []string{"2", "4", "E:stream: stopped at element 4 (5): cannot tell 5"}, got, "StopOnError ends it there")
 }
 
 func TestFilterFallbackDecides(t *testing.T) {
@@ -66,7 +70,10 @@ func TestFlatMapEmitsEachValueOfEachCallInOrder(t *testing.T) {
 	}
 	for _, n := range []int{1, 3} {
 		f := mustOp(t)(operators.FlatMap(nil, fn, operators.Concurrency(n)))
-		got, _ := observe(f(rxgo.Just(1, 2, 3, 4)()))
+		got, _ := observe(f(rxgo.Just(1, 2, 3, 4, 5)()))
+		assert.Equal(t, []string{"1.0", "3.0", "3.1", "3.2", "E:no parts for 4", "5.0", "5.1", "5.2", "5.3", "5.4"}, got)
+		f = mustOp(t)(operators.FlatMap(nil, fn, operators.Concurrency(n), operators.StopOnError()))
+		got, _ = observe(f(rxgo.Just(1, 2, 3, 4, 5)()))
 		assert.Equal(t, []string{"1.0", "3.0", "3.1", "3.2", "E:stream: stopped at element 3 (4): no parts for 4"}, got)
 	}
 }

@@ -32,8 +32,18 @@ func TestMapContinueOnErrorMakesAFailedElementOneErrorItemAmongValues(t *testing
 	assert.Equal(t, []string{"2", "4", "E:bad 3", "8", "10"}, got)
 }
 
-func TestMapEndsAtTheFirstFailureAndCancelsTheUpstream(t *testing.T) {
-	for _, opts := range [][]operators.Option{nil, {operators.StopOnError()}} {
+// As stream.Map, Map goes on past a failed element by default; StopOnError ends it there.
+func TestMapGoesOnPastAFailureByDefault(t *testing.T) {
+	for _, opts := range [][]operators.Option{nil, {operators.ContinueOnError()}} {
+		m := mustOp(t)(operators.Map(nil, failOn(3), opts...))
+		got, items := observe(m(rxgo.Just(1, 2, 3, 4, 5)()))
+		assert.Equal(t, []string{"2", "4", "E:bad 3", "8", "10"}, got)
+		assert.NotErrorIs(t, items[2].E, operators.ErrStopped)
+	}
+}
+
+func TestMapStopOnErrorEndsAtTheFirstFailureAndCancelsTheUpstream(t *testing.T) {
+	for _, opts := range [][]operators.Option{{operators.StopOnError()}, {operators.StopOnError(), operators.Concurrency(2)}} {
 		synctest.Test(t, func(t *testing.T) {
 			p := newProbe(ints(5)...)
 			p.hang = true
@@ -70,12 +80,15 @@ func TestMapForwardsUpstreamErrorsWithoutCallingThePipeline(t *testing.T) {
 }
 
 func TestMapStopsAtAnUpstreamError(t *testing.T) {
-	for _, opts := range [][]operators.Option{nil, {operators.StopOnError()}} {
-		m := mustOp(t)(operators.Map(nil, double, opts...))
-		got, items := observe(m(newProbe(1, errBoom, 3).Observable()))
-		assert.Equal(t, []string{"2", "E:boom"}, got)
-		assert.Same(t, errBoom, items[1].E)
-	}
+	m := mustOp(t)(operators.Map(nil, double, operators.StopOnError()))
+	got, items := observe(m(newProbe(1, errBoom, 3).Observable()))
+	assert.Equal(t, []string{"2", "E:boom"}, got)
+	assert.Same(t, errBoom, items[1].E)
+
+	m = mustOp(t)(operators.Map(nil, double))
+	got, items = observe(m(newProbe(1, errBoom, 3).Observable()))
+	assert.Equal(t, []string{"2", "E:boom", "6"}, got, "by default it is forwarded and the subscription goes on")
+	assert.Same(t, errBoom, items[1].E)
 }
 
 func TestMapPanicInTheGuardedFunctionBecomesAnErrorItem(t *testing.T) {

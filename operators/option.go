@@ -301,12 +301,12 @@ func OrderByKeyAndInput[V any, K comparable](key func(V) K) Option {
 // default and with OrderByKeyAndInput, in completion order with Unordered, and in the order
 // of the items emitted with OrderByKey.
 //
-// It is the default of Map, Filter and FlatMap, which emit a failed element as an error item:
-// an error item ends an Observable for ReactiveX and for rxgo's operators and terminal methods
-// under their default error strategy (rxgo.StopOnError), so an operator that went on past it
-// would make calls whose results nobody reads. MapResults, which emits a failed element as a
-// value, goes on by default and stops with this option. ContinueOnError asks for the
-// opposite.
+// Without it every per-emission operator goes on past a failed element, as stream.Map does.
+// Give it before a consumer that stops reading at the first error item: ReactiveX ends an
+// Observable there, and so do rxgo's operators and terminal methods under their default error
+// strategy (rxgo.StopOnError, ToSlice, Reduce) and levee's Collect, so an operator that went
+// on past it would make calls whose results nobody reads, blocked on its next send until the
+// subscription's context ends.
 //
 // It applies to Map, MapResults, Filter and FlatMap.
 func StopOnError() Option {
@@ -315,14 +315,13 @@ func StopOnError() Option {
 
 // ContinueOnError keeps the subscription going after an error item, as rxgo's
 // ContinueOnError error strategy: a failed element is one error item among values, and an
-// error item of the upstream is forwarded in its place. Only a consumer that reads every item
-// whatever it carries should ask for it (a range over Observe, rxgo's ForEach, an rxgo
-// operator given rxgo.WithErrorStrategy(rxgo.ContinueOnError)); rxgo's ToSlice, Reduce and
-// the like stop reading at the first error item, and levee's Collect, ForEach and First return
-// there. MapResults, whose failed elements are values, goes on by default. Given with
+// error item of the upstream is forwarded in its place. It is the default of every
+// per-emission operator, as of stream.Map, and spelling it changes nothing. Given with
 // StopOnError, it is refused.
 //
 // It applies to Map, MapResults, Filter and FlatMap.
+//
+// Deprecated: going on past an error item is the default; StopOnError asks for the opposite.
 func ContinueOnError() Option {
 	return emissionOption("ContinueOnError", func(em *engine.Settings) error { em.ContinueOnError = true; return nil })
 }

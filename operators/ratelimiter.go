@@ -50,7 +50,7 @@ func RateLimiter(rl *ratelimiter.RateLimiter, opts ...Option) (Operator, error) 
 				fail(ctx, next, err)
 				return
 			}
-			defer u.close()
+			defer u.stop()
 			r := relay(ctx, u, next, onValue)
 			if r.end == failed {
 				u.close()

@@ -138,7 +138,7 @@ func (rt *retrying) attempt() attemptEnd {
 	if err != nil {
 		return attemptEnd{end: failed, err: err}
 	}
-	defer u.close()
+	defer u.stop()
 	done := rt.ctx.Done()
 	for {
 		it, ok := u.receive(done)

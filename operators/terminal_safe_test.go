@@ -33,8 +33,8 @@ func zeroToNine() []any {
 	return items
 }
 
-// rxgo's ToSlice, levee's Collect and the failed element agree: Map ends at its first error
-// item, so the values before it and its error are the whole stream; no call is made past it,
+// rxgo's ToSlice, levee's Collect and the failed element agree: Map with StopOnError ends at
+// its first error item, so the values before it and its error are the whole stream; no call is made past it,
 // and nothing is left running, even for a ToSlice observing without a context (the synctest
 // bubble would report a goroutine blocked for ever).
 func TestMapEndsWhereRxgoToSliceAndCollectStop(t *testing.T) {
@@ -42,7 +42,7 @@ func TestMapEndsWhereRxgoToSliceAndCollectStop(t *testing.T) {
 		t.Run(fmt.Sprintf("concurrency %d", concurrency), func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				var calls atomic.Int32
-				m := mustOp(t)(operators.Map(nil, tenTimes(&calls), operators.Concurrency(concurrency)))
+				m := mustOp(t)(operators.Map(nil, tenTimes(&calls), operators.Concurrency(concurrency), operators.StopOnError()))
 
 				got, err := m(rxgo.Just(zeroToNine()...)()).ToSlice(0)
 				assert.Equal(t, []any{0, 10, 20}, got)

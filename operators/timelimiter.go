@@ -78,7 +78,7 @@ func limitSubscription(ctx context.Context, tl *timelimiter.TimeLimiter, bounds 
 		fail(ctx, next, err)
 		return
 	}
-	defer u.close()
+	defer u.stop()
 
 	done := ctx.Done()
 	items := 0 // value items taken from the upstream

@@ -25,7 +25,7 @@ func TestNoCallPastAnUpstreamErrorItemThatEndsTheSubscription(t *testing.T) {
 					m := mustOp(t)(operators.Map(nil, func(_ context.Context, v int) (int, error) {
 						calls.Add(1)
 						return 2 * v, nil
-					}, operators.Concurrency(concurrency)))
+					}, operators.Concurrency(concurrency), operators.StopOnError()))
 					got, _ := observe(m(newProbe(1, errBoom, 2, 3, 4, 5).Observable()))
 					synctest.Wait()
 					assert.Equal(t, []string{"2", "E:boom"}, got)

@@ -83,8 +83,23 @@ func (s *subscription[T]) attempt(n int) attemptResult {
 	// The cause of the attempt's context says what ended it first: a limit, retry, the
 	// consumer, or src returning (close's errEmitAfterReturn). What src returned before the
 	// consumer left is recorded, however soon after it the consumer left.
+	// An element being decided by the retry (its predicate, ConsumeResultBeforeRetryAttempt)
+	// is waited for, so restarted is final: a match that counted the attempt ends it, and a
+	// time limit that expired meanwhile does not count it a second time as a timeout. No
+	// decision starts once close has run.
 	var res attemptResult
+	a.mu.Lock()
+	dec := a.deciding
+	a.mu.Unlock()
+	if dec != nil {
+		<-dec
+	}
+	a.mu.Lock()
+	restarted := a.restarted
+	a.mu.Unlock()
 	switch cause := context.Cause(a.ctx); {
+	case restarted:
+		res = attemptResult{kind: restart, wait: a.restartWait}
 	case a.timeoutErr != nil && cause == a.timeoutErr:
 		res = attemptResult{kind: failed, err: a.timeoutErr}
 	case cause == errRestart:
@@ -155,6 +170,10 @@ type streamAttempt[T any] struct {
 	idleArmed   bool
 	whole       *time.Timer // BoundStream
 	restartWait time.Duration
+	// restarted: an element matched the retry's predicate with attempts left, which counted
+	// the attempt; it ends the attempt even when a time limit expired while it was decided.
+	restarted bool
+	deciding  chan struct{} // while the retry decides on an element, closed once it has
 }
 
 func (s *subscription[T]) newAttempt(n int, src Source[T]) *streamAttempt[T] {
@@ -262,10 +281,24 @@ func (a *streamAttempt[T]) emit(v T) error {
 			a.s.ps.RateLimiter.OnResult(v)
 		}
 		if a.s.retryOnResult {
-			if wait, again := a.s.rc.OnResult(v); again {
-				a.restartWait = wait
+			// The retry decides without the lock (its predicate and
+			// ConsumeResultBeforeRetryAttempt are user code, which may take long); the
+			// attempt's end waits on deciding for the decision before reading restarted.
+			dec := make(chan struct{})
+			a.deciding = dec
+			a.mu.Unlock()
+			wait, again := a.s.rc.OnResult(v)
+			a.mu.Lock()
+			a.deciding = nil
+			close(dec)
+			if again {
+				a.restartWait, a.restarted = wait, true
 				a.cancel(errRestart)
 				return errRestart
+			}
+			if a.over || a.ctx.Err() != nil { // the attempt ended while the retry decided
+				a.consumerLeft()
+				return a.stopErr()
 			}
 		}
 	}

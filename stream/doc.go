@@ -17,7 +17,11 @@
 // Every input element yields exactly one Result (Filter, FlatMap and Batch say how they
 // differ), in input order unless Unordered or OrderByKey is given, or the stream ends early:
 // with StopOnError, after a last Result whose *StoppedError names the element that stopped it;
-// when ctx is done, by closing. Concurrency n bounds the calls in flight to n and the
+// when ctx is done, by closing. The stream keeps going after a failed element unless asked to
+// stop, here and in the operators module's Map, Filter and FlatMap alike: a failed element is
+// the fate of one record (a poison message, a refused call), and ending the stream there would
+// leave every record behind it unprocessed, so one pipeline behaves the same over channels and
+// over rxgo. StopOnError is the one option that ends it at the first failure. Concurrency n bounds the calls in flight to n and the
 // operator's goroutines to n + 2; Window w (n by default) bounds the elements taken from the
 // input and not yet sent, so one slow element holds up the others only once w-1 after it are
 // taken; the output's Buffer (DefaultBuffer, 64, by default) bounds the results sent and not

@@ -40,6 +40,8 @@ type stage[V, C, O any] struct {
 	stopOnError bool
 	pause       *engine.Pause     // PauseWhileOpen, nil without it
 	wm          *engine.Watermark // CommitWatermark, nil without it
+	uncommitted int               // MaxUncommitted, 0 without it
+	taken       int               // elements received, for MaxUncommitted
 
 	// feed, when set, runs in a goroutine of its own before the stage starts and writes in
 	// (Batch's batcher). It must return once ctx is done.
@@ -82,6 +84,10 @@ func newStage[V, C, O any](op string, in <-chan V, p *levee.Pipeline[C], fn func
 		}
 		s.wm = w
 	}
+	if err := set.em.CheckMaxUncommitted(); err != nil {
+		return nil, fmt.Errorf("stream: %w", err)
+	}
+	s.uncommitted = set.em.MaxUncommitted
 	if set.em.Pause && s.p.CanRefuse() {
 		s.pause = engine.NewPause(set.em.MaxPause, s.p.Watch, s.p.RetryAfter)
 	}
@@ -131,7 +137,16 @@ func (s *stage[V, C, O]) run() {
 	close(s.out)
 }
 
-func (s *stage[V, C, O]) receive(done <-chan struct{}) (V, bool) { return chans.Receive(s.in, done) }
+func (s *stage[V, C, O]) receive(done <-chan struct{}) (V, bool) {
+	if s.uncommitted > 0 {
+		if !s.wm.WaitBelow(s.taken, s.uncommitted, done) {
+			var zero V
+			return zero, false
+		}
+		s.taken++
+	}
+	return chans.Receive(s.in, done)
+}
 
 func (s *stage[V, C, O]) send(r Result[V, O]) bool { return chans.SendOr(s.out, r, s.done, s.consumer) }
 

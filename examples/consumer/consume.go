@@ -31,7 +31,10 @@ const consumeCommand = "consume"
 const (
 	concurrency = 8  // orders priced at once, and the bulkhead's size
 	window      = 64 // the operator's reorder window (stream.Window)
-	readCount   = 100
+	// maxUncommitted bounds the orders taken and not yet below the commit watermark
+	// (stream.MaxUncommitted), and so what a kill redelivers: the duplicates.
+	maxUncommitted = 64
+	readCount      = 100
 	// maxBatch bounds the results stored in one round trip (XADD each, then one XACK).
 	maxBatch = 64
 	// claimMinIdle is XAUTOCLAIM's min-idle-time: the consumer runs alone, after the one it

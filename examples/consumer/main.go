@@ -34,8 +34,8 @@
 // is held and no new order starts until the breaker lets calls through again, and once
 // without, where the backlog drains into the fallback while the breaker is open. It prints
 // both runs side by side and checks that nothing was lost, no customer's orders were reordered,
-// the duplicates are the entries in flight at the kill (no more than the operator's window and
-// one batch of results), and that the paused run priced all but a few orders live. It exits 1
+// the duplicates are the entries in flight at the kill (no more than stream.MaxUncommitted, the
+// orders taken and not yet below the commit watermark), and that the paused run priced all but a few orders live. It exits 1
 // when a check fails.
 package main
 

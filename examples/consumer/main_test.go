@@ -69,12 +69,12 @@ func TestConsumer(t *testing.T) {
 		assert.Equal(t, 0, r.dupOutsideKill, r.name)
 		assert.Equal(t, r.pendingAtKill, r.claimed, r.name)
 		assert.Equal(t, 0, r.pendingAtEnd, r.name)
-		// No bound by the window on the duplicates or the entries pending at the kill: with
-		// OrderByKey, while one customer's order waits (a retry's backoff, a hold), the other
-		// customers' results go out and are stored above the commit watermark, which stays
-		// below the waiting order; the Window bounds only the orders taken and not yet sent.
-		// What holds exactly is above: every duplicate is an entry pending at the kill. The
-		// kill came once killAt results were stored.
+		// The Window alone bounds only the orders taken and not yet sent: with OrderByKey,
+		// while one customer's order waits (a retry's backoff, a hold), the other customers'
+		// results go out and are stored above the commit watermark, which stays below the
+		// waiting order. MaxUncommitted bounds the orders taken and not below it, and so the
+		// duplicates. The kill came once killAt results were stored.
+		assert.LessOrEqual(t, r.duplicates, maxUncommitted, r.name)
 		assert.GreaterOrEqual(t, r.storedAtKill, cfg.killAt, r.name)
 		assert.Less(t, r.storedAtKill, cfg.orders, r.name)
 		assert.Empty(t, failed(r.checks()), r.name)

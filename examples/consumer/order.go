@@ -10,5 +10,6 @@ func orderOptions() []stream.Option {
 	return []stream.Option{
 		stream.OrderByKey(func(e entry) string { return e.Customer }),
 		stream.Window(window),
+		stream.MaxUncommitted(maxUncommitted),
 	}
 }

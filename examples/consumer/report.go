@@ -55,6 +55,8 @@ func (r *report) checks() []check {
 		{"duplicates = entries pending at the kill with a stored result", r.duplicates == r.inFlightAtKill &&
 			r.dupOutsideKill == 0,
 			fmt.Sprintf("%d = %d, %d others", r.duplicates, r.inFlightAtKill, r.dupOutsideKill)},
+		{"duplicates <= MaxUncommitted", r.duplicates <= maxUncommitted,
+			fmt.Sprintf("%d <= %d", r.duplicates, maxUncommitted)},
 		{"the restarted consumer claimed every entry left pending", r.claimed == r.pendingAtKill,
 			fmt.Sprintf("%d of %d", r.claimed, r.pendingAtKill)},
 		{"nothing pending once the stream is consumed", r.pendingAtEnd == 0, fmt.Sprint(r.pendingAtEnd)},

@@ -19,8 +19,11 @@ func Guard[V, C any](ctx context.Context, done <-chan struct{}, pause *Pause, c 
 		val, o, err = compose.ApplyOutcome(ctx, c, fn, v)
 		return val, o, err, 0
 	}
-	paused, ok := pause.Call(done, func() bool {
-		val, o, err = compose.ApplyOutcome(ctx, c, fn, v)
+	paused, ok := pause.Call(done, func(admitted func()) bool {
+		val, o, err = compose.ApplyOutcome(ctx, c, func(ctx context.Context, v V) (C, error) {
+			admitted()
+			return fn(ctx, v)
+		}, v)
 		return compose.Refused(err, o)
 	})
 	if !ok {

@@ -1,13 +1,14 @@
 package engine
 
 import (
+	"sync"
 	"time"
 )
 
 // Pause holds the elements whose calls a levee pattern refused, for the PauseWhileOpen option
 // of the per-emission operators. One element at a time is held: while it is, no other call of
 // the stage starts (calls already running finish), and the held element's retry is the next
-// call the stage makes. A nil *Pause holds nothing.
+// call the stage makes; once that retry is admitted, the elements waiting behind it are tried. A nil *Pause holds nothing.
 type Pause struct {
 	// MaxWait bounds the time one element is held, 0 for no bound.
 	MaxWait time.Duration
@@ -26,27 +27,36 @@ func NewPause(maxWait time.Duration, watch func(wake func()) (stop func()), retr
 }
 
 // Call makes one element's call with try, which makes the call, keeps its result and reports
-// whether a levee pattern refused it. While another element is held, Call waits before
-// calling. When try is refused, Call holds the element: it waits until the refusal may be
-// over (RetryAfter's time, or an event of Watch), then tries again, until try is not refused,
-// the element has been held MaxWait (the last refused result stands), or done is closed. An
-// element refused while another is held waits for that one to be let go, then tries again
-// (and is held in its turn if refused again).
+// whether a levee pattern refused it; try calls admitted, from any goroutine, when the
+// patterns let its call start (the guarded function is entered). While another element is
+// held, Call waits before calling. When try is refused, Call holds the element: it waits until
+// the refusal may be over (RetryAfter's time, or an event of Watch), then tries again, until
+// try is not refused, the element has been held MaxWait (the last refused result stands), or
+// done is closed. An element refused while another is held waits for that one to be let go,
+// then tries again (and is held in its turn if refused again).
+//
+// A held element is let go as soon as its retry is admitted, not when that call ends: the
+// elements waiting behind it are then tried at once, so permits that come free together (a
+// bulkhead's, a limiter's cycle) run as many waiting elements as they can take, not one.
 //
 // It returns the time the element waited, up to the start of the try that was not refused,
 // and false when done was closed first (the result is then moot).
-func (p *Pause) Call(done <-chan struct{}, try func() (refused bool)) (paused time.Duration, ok bool) {
+func (p *Pause) Call(done <-chan struct{}, try func(admitted func()) (refused bool)) (paused time.Duration, ok bool) {
 	if !p.pass(done) {
 		return 0, false
 	}
-	if !try() {
+	if !try(func() {}) {
 		return 0, true
 	}
 	for {
 		select {
 		case p.sem <- struct{}{}:
-			d, ok := p.hold(done, try)
-			return paused + d, ok
+			d, ok, again := p.hold(done, try)
+			paused += d
+			if !again {
+				return paused, ok
+			}
+			continue // admitted, then refused (a retry within the call): hold it anew
 		default: // another element is held: wait for it, then try again
 		}
 		start := time.Now()
@@ -55,7 +65,7 @@ func (p *Pause) Call(done <-chan struct{}, try func() (refused bool)) (paused ti
 		if !ok {
 			return paused, false
 		}
-		if !try() {
+		if !try(func() {}) {
 			return paused, true
 		}
 	}
@@ -72,9 +82,13 @@ func (p *Pause) pass(done <-chan struct{}) bool {
 	}
 }
 
-// hold is Call for the element that holds the semaphore; it lets it go on return.
-func (p *Pause) hold(done <-chan struct{}, try func() (refused bool)) (paused time.Duration, ok bool) {
-	defer func() { <-p.sem }()
+// hold is Call for the element that holds the semaphore; it lets it go when a retry is
+// admitted or on return. again reports a retry that was admitted and then refused: the
+// semaphore is let go, and Call holds the element anew.
+func (p *Pause) hold(done <-chan struct{}, try func(admitted func()) (refused bool)) (paused time.Duration, ok, again bool) {
+	var let sync.Once
+	release := func() { let.Do(func() { <-p.sem }) }
+	defer release()
 	start := time.Now()
 	wakec := make(chan struct{}, 1)
 	stop := p.Watch(func() {
@@ -137,13 +151,27 @@ func (p *Pause) hold(done <-chan struct{}, try func() (refused bool)) (paused ti
 				t.Stop()
 			}
 			if over || stopped {
-				return time.Since(start), over
+				return time.Since(start), over, false
 			}
 		}
 		first = false
 		held := time.Since(start) // the held element's retry starts here
-		if !try() || last {
-			return held, true
+		admitted := false
+		var mu sync.Mutex
+		refused := try(func() {
+			mu.Lock()
+			admitted = true
+			mu.Unlock()
+			release()
+		})
+		mu.Lock()
+		in := admitted
+		mu.Unlock()
+		if !refused || last {
+			return held, true, false
+		}
+		if in {
+			return held, true, true
 		}
 	}
 }

@@ -17,11 +17,15 @@ type refusedUntil struct {
 	tries      []time.Duration
 }
 
-func (r *refusedUntil) try() bool {
+func (r *refusedUntil) try(admitted func()) bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.tries = append(r.tries, time.Since(r.start))
-	return time.Now().Before(r.end)
+	refused := time.Now().Before(r.end)
+	if !refused {
+		admitted()
+	}
+	return refused
 }
 
 func (r *refusedUntil) pause(maxWait time.Duration) *Pause {
@@ -65,13 +69,13 @@ func TestPauseSecondRefusedWaitsForTheHeld(t *testing.T) {
 		r := &refusedUntil{start: time.Now(), end: time.Now().Add(3 * time.Second)}
 		p := r.pause(0)
 		first := true
-		paused, ok := p.Call(make(chan struct{}), func() bool {
+		paused, ok := p.Call(make(chan struct{}), func(admitted func()) bool {
 			if first { // another element is refused and held while this one's call runs, to 1s
 				first = false
 				p.sem <- struct{}{}
 				time.AfterFunc(time.Second, func() { <-p.sem })
 			}
-			return r.try()
+			return r.try(admitted)
 		})
 		// refused at 0, waited for the held one until 1s, refused again and held until 3s.
 		assert.Equal(t, 3*time.Second, paused)
@@ -115,7 +119,7 @@ func TestPauseEventDuringARefusedRetryIsNotLost(t *testing.T) {
 		tries := 0
 		p := NewPause(5*time.Second, func(w func()) func() { wake = w; return func() {} },
 			func() time.Duration { return 0 })
-		try := func() bool {
+		try := func(func()) bool {
 			tries++
 			if tries == 2 { // the retry is refused, and the refusal ends meanwhile
 				wake()
@@ -129,5 +133,53 @@ func TestPauseEventDuringARefusedRetryIsNotLost(t *testing.T) {
 		assert.Equal(t, 3, tries)
 		assert.Equal(t, time.Duration(0), paused)
 		assert.Equal(t, time.Duration(0), time.Since(start), "not held until MaxWait")
+	})
+}
+
+// The held element lets the others go as soon as its retry is admitted, not when that call
+// ends: an element waiting behind it is tried while the retry's call still runs.
+func TestPauseHeldLetsGoOnAdmission(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		start := time.Now()
+		var wake func()
+		p := NewPause(0, func(w func()) func() { wake = w; return func() {} },
+			func() time.Duration { return 0 })
+		var mu sync.Mutex
+		free := false // the permit that ends the first element's refusal
+		var at []time.Duration
+		call := func(admitted func()) bool {
+			mu.Lock()
+			ok := free
+			mu.Unlock()
+			if !ok {
+				return true
+			}
+			admitted()
+			mu.Lock()
+			at = append(at, time.Since(start))
+			mu.Unlock()
+			time.Sleep(time.Second) // the call runs 1s once admitted
+			return false
+		}
+		first := make(chan time.Duration)
+		go func() {
+			d, _ := p.Call(make(chan struct{}), call)
+			first <- d
+		}()
+		synctest.Wait() // the first element is refused and held
+		second := make(chan time.Duration)
+		go func() {
+			d, _ := p.Call(make(chan struct{}), call)
+			second <- d
+		}()
+		synctest.Wait() // the second waits behind the held one
+		time.Sleep(100 * time.Millisecond)
+		mu.Lock()
+		free = true
+		mu.Unlock()
+		wake()
+		assert.Equal(t, 100*time.Millisecond, <-first)
+		assert.Equal(t, time.Duration(0), <-second)
+		assert.Equal(t, []time.Duration{100 * time.Millisecond, 100 * time.Millisecond}, at)
 	})
 }

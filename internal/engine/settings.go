@@ -35,6 +35,7 @@ type Settings struct {
 	Pause           bool          // PauseWhileOpen given
 	MaxPause        time.Duration // its bound, 0 for none
 	Watermark       *Watermark    // CommitWatermark, nil without it
+	MaxUncommitted  int           // MaxUncommitted: elements taken and not below Watermark, 0 for no bound
 	Key             any           // OrderByKey's or OrderByKeyAndInput's *Key[V, K], checked by Keys; nil without either
 	KeyInputOrder   bool          // the Key is OrderByKeyAndInput's: results in input order too
 	keyOptions      uint8         // keyByOption | keyAndInputOption: which of the two were given

@@ -27,6 +27,7 @@ type Watermark struct {
 	mu   sync.Mutex
 	open map[int]*mark // elements >= low with a Result sent or expected
 	sent []int         // indexes of the items sent and not yet acknowledged, in send order; -1: not an element's
+	wake chan struct{} // closed when low moves, for WaitBelow; nil until one waits
 }
 
 // mark is what one element still waits for.
@@ -148,6 +149,10 @@ func (w *Watermark) advance() {
 		}
 		delete(w.open, low)
 		low++
+	}
+	if int64(low) != w.low.Load() && w.wake != nil {
+		close(w.wake)
+		w.wake = nil
 	}
 	w.low.Store(int64(low))
 }

@@ -1,0 +1,60 @@
+package engine
+
+import "sync"
+
+// Positions keeps a commit watermark over positions the user names: each element's partition
+// K and position P within it (a Kafka partition and offset, a Redis stream and entry ID). It
+// wraps a Watermark over input indexes: the elements below that watermark are all done, so for
+// each partition the position of its last element below the watermark is one below which
+// everything of that partition was delivered (positions grow in input order within a
+// partition, as a log's offsets do).
+type Positions[V any, K comparable, P any] struct {
+	W   *Watermark
+	pos func(V) (K, P)
+
+	mu     sync.Mutex
+	seen   map[int]partPos[K, P] // acknowledged elements at or above folded
+	folded int                   // elements below it are in done
+	done   map[K]P               // per partition, the position of its last element below folded
+}
+
+type partPos[K comparable, P any] struct {
+	k K
+	p P
+}
+
+// NewPositions returns Positions reading each element's partition and position with pos.
+func NewPositions[V any, K comparable, P any](pos func(V) (K, P)) *Positions[V, K, P] {
+	return &Positions[V, K, P]{W: NewWatermark(), pos: pos, seen: make(map[int]partPos[K, P]), done: make(map[K]P)}
+}
+
+// Ack acknowledges the Result of index for the element in, as Watermark.Ack, and notes in's
+// position.
+func (ps *Positions[V, K, P]) Ack(index int, in V) {
+	k, p := ps.pos(in)
+	ps.mu.Lock()
+	if index >= ps.folded {
+		ps.seen[index] = partPos[K, P]{k, p}
+	}
+	ps.mu.Unlock()
+	ps.W.Ack(index)
+}
+
+// Load returns, per partition with an element below the watermark, the position of its last
+// element below it, in a map of the caller's.
+func (ps *Positions[V, K, P]) Load() map[K]P {
+	low := ps.W.Load()
+	ps.mu.Lock()
+	defer ps.mu.Unlock()
+	for ; ps.folded < low; ps.folded++ {
+		if kp, ok := ps.seen[ps.folded]; ok { // an element Filter dropped has none
+			ps.done[kp.k] = kp.p
+			delete(ps.seen, ps.folded)
+		}
+	}
+	out := make(map[K]P, len(ps.done))
+	for k, p := range ps.done {
+		out[k] = p
+	}
+	return out
+}
