@@ -57,10 +57,12 @@ local cur = math.floor(now / period)
 local id = ARGV[6]
 local debtCycle = tonumber(ARGV[9])
 local debt = tonumber(ARGV[10])
-if debtCycle < cur then
+if debt > 0 and debtCycle < cur then
   -- the replica's estimate of Redis's clock lags: what it granted from debtCycle on, less
-  -- a full share per cycle since, belongs to the current cycle (as its local share counts)
-  debt = math.max(debt - (cur - debtCycle) * tonumber(ARGV[11]), 0)
+  -- a full share per cycle since, belongs to the current cycle (as its local share counts);
+  -- a replica that sends no share (ARGV[11]) reports for its own cycle only
+  local share = tonumber(ARGV[11] or '-1')
+  if share < 0 then debt = 0 else debt = math.max(debt - (cur - debtCycle) * share, 0) end
 end
 local function newDebt(prev)
   if debt <= 0 then return 0 end
