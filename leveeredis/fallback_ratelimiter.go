@@ -151,9 +151,8 @@ func (rl *RateLimiter) updateShare() {
 // live replicas and the limit from the answer; a failed beat keeps the last values.
 //
 // A rise in the count is believed at once (it makes the share smaller). A drop is believed
-// only when every heartbeat of a whole window of the staleness (three intervals) plus one
-// interval succeeded, and the largest count they saw is the new one; and never during an
-// episode. A Redis restarted empty, or reached again after an outage, has heard only from the
+// only when every heartbeat of a whole window of ten intervals succeeded, and the largest
+// count they saw is the new one; and never during an episode. A Redis restarted empty, or reached again after an outage, has heard only from the
 // replicas that beat since: believing its first answers would enlarge this replica's share
 // (up to the whole limit, as if it were alone) while the others still take theirs.
 func (rl *RateLimiter) heartbeat() {
@@ -161,7 +160,7 @@ func (rl *RateLimiter) heartbeat() {
 	ticker := time.NewTicker(rl.cfg.HeartbeatInterval)
 	defer ticker.Stop()
 	stale := 3 * rl.cfg.HeartbeatInterval.Microseconds()
-	window := 3*rl.cfg.HeartbeatInterval + rl.cfg.HeartbeatInterval
+	window := 10 * rl.cfg.HeartbeatInterval
 	var w dropWindow
 	for {
 		// A heartbeat waits longer than a check (half an interval): a slow Redis must not make

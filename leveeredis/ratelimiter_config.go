@@ -112,7 +112,7 @@ type Config struct {
 
 	// HeartbeatInterval is how often the replica records itself in Redis, when FailureMode is
 	// FallbackToLocal and FallbackLimitForPeriod is 0 (otherwise no heartbeat runs). A replica
-	// silent for three intervals no longer counts; a drop in the count is believed after four
+	// silent for three intervals no longer counts; a drop in the count is believed after ten
 	// intervals of heartbeats that all saw it, outside an episode. Default 1s; between 10ms and
 	// 1h.
 	HeartbeatInterval time.Duration

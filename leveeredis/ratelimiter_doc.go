@@ -61,7 +61,7 @@
 //     max(1, ⌊LimitForPeriod / live replicas⌋), the replicas counted by a heartbeat every
 //     HeartbeatInterval in a sorted set (a replica silent for three intervals is dropped;
 //     the count is known from the second heartbeat on and checks may raise it; a drop, which
-//     enlarges the share, is believed only once every heartbeat of four intervals saw it, and
+//     enlarges the share, is believed only once every heartbeat of ten intervals saw it, and
 //     never during an episode, since a Redis restarted empty or just reached again has heard
 //     only from the replicas that beat since), or FallbackLimitForPeriod when set. Until the
 //     count is known the share is 0: the replica refuses rather than believe it is alone. The
