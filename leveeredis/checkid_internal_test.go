@@ -44,3 +44,26 @@ func TestCheckIDCountedOnceAndReclaimed(t *testing.T) {
 	rl.reclaim()
 	require.Equal(t, uint64(1), rl.Metrics().Reclaimed)
 }
+
+// A debt reported for the cycle before Redis's (the replica's estimate of Redis's clock behind
+// a boundary) counts in Redis's cycle, less a share per cycle since: 5 granted from the
+// previous cycle on with a share of 3 leave 2 in the current one.
+func TestDebtOfThePreviousCycleCarried(t *testing.T) {
+	m := miniredis.RunT(t)
+	c := redis.NewClient(&redis.Options{Addr: m.Addr(), MaxRetries: -1, ContextTimeoutEnabled: true, DisableIdentity: true})
+	defer func() { _ = c.Close() }()
+	period := 24 * time.Hour
+	if period-time.Duration(time.Now().UnixNano())%period < time.Minute {
+		period = 25 * time.Hour
+	}
+	rl, err := NewRateLimiter(c, "carry", Config{LimitForPeriod: 10, LimitRefreshPeriod: period, FallbackLimitForPeriod: 3})
+	require.NoError(t, err)
+	defer func() { _ = rl.Close() }()
+	cur := time.Now().UnixMicro() / rl.periodUs
+	vals, err := rl.script.Run(context.Background(), c, rl.keys, 1, rl.periodUs, 10, 0, 0, "r#1", rl.cfg.ReplicaID, 0, cur-1, 5, 3).Int64Slice()
+	require.NoError(t, err)
+	require.Equal(t, []int64{1, 0, 10 - 2 - 1}, vals[:3])
+	vals, err = rl.script.Run(context.Background(), c, rl.keys, 1, rl.periodUs, 10, 0, 0, "r#2", rl.cfg.ReplicaID, 0, cur, 2, 3).Int64Slice()
+	require.NoError(t, err)
+	require.Equal(t, []int64{1, 0, 10 - 2 - 2}, vals[:3], "the carried debt is taken once")
+}

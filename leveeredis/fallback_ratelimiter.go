@@ -149,12 +149,19 @@ func (rl *RateLimiter) updateShare() {
 
 // heartbeat records the replica in Redis every HeartbeatInterval and learns the number of
 // live replicas and the limit from the answer; a failed beat keeps the last values.
+//
+// A rise in the count is believed at once (it makes the share smaller). A drop is believed
+// only when every heartbeat of a whole window of ten intervals succeeded, and the largest
+// count they saw is the new one; and never during an episode. A Redis restarted empty, or reached again after an outage, has heard only from the
+// replicas that beat since: believing its first answers would enlarge this replica's share
+// (up to the whole limit, as if it were alone) while the others still take theirs.
 func (rl *RateLimiter) heartbeat() {
 	defer close(rl.done)
 	ticker := time.NewTicker(rl.cfg.HeartbeatInterval)
 	defer ticker.Stop()
 	stale := 3 * rl.cfg.HeartbeatInterval.Microseconds()
-	var prevCount int64
+	window := 10 * rl.cfg.HeartbeatInterval
+	var w dropWindow
 	for {
 		// A heartbeat waits longer than a check (half an interval): a slow Redis must not make
 		// the replicas drop out of each other's count, which would enlarge their shares.
@@ -164,15 +171,20 @@ func (rl *RateLimiter) heartbeat() {
 		// The count is known from the second heartbeat on, one interval after this replica
 		// registered: replicas started with it have registered by then, so that a fleet
 		// starting together does not take its first count (each replica alone) for the truth.
-		// A drop in the count is believed when two heartbeats in a row see it: a Redis that
-		// restarted empty has heard only from the replicas that beat since.
 		if err == nil && len(vals) == 2 {
+			most, full := w.add(time.Now(), vals[0], window)
 			if rl.counts.heartbeats.Add(1) > 1 {
-				rl.replicas.Store(max(vals[0], prevCount, 1))
+				cur := rl.replicas.Load()
+				next := max(cur, vals[0], 1)
+				if cur == 0 || (full && most < cur && !rl.degraded.Load()) {
+					next = max(most, 1)
+				}
+				rl.replicas.Store(next)
 			}
-			prevCount = vals[0]
 			rl.limit.Store(vals[1])
 			rl.updateShare()
+		} else {
+			w.reset()
 		}
 		select {
 		case <-rl.stop:
@@ -180,6 +192,41 @@ func (rl *RateLimiter) heartbeat() {
 		case <-ticker.C:
 		}
 	}
+}
+
+// dropWindow holds the counts seen by the successful heartbeats since the last failed one,
+// for the last window.
+type dropWindow struct {
+	since time.Time // the first success since the last failure; zero after a failure
+	beats []beatCount
+}
+
+type beatCount struct {
+	at    time.Time
+	count int64
+}
+
+func (w *dropWindow) reset() {
+	w.since = time.Time{}
+	w.beats = w.beats[:0]
+}
+
+// add records a successful heartbeat at now and returns the largest count seen within the
+// last window, and whether the heartbeats succeeded for the whole window.
+func (w *dropWindow) add(now time.Time, count int64, window time.Duration) (most int64, full bool) {
+	if w.since.IsZero() {
+		w.since = now
+	}
+	w.beats = append(w.beats, beatCount{at: now, count: count})
+	keep := 0
+	for keep < len(w.beats)-1 && now.Sub(w.beats[keep].at) > window {
+		keep++
+	}
+	w.beats = append(w.beats[:0], w.beats[keep:]...)
+	for _, b := range w.beats {
+		most = max(most, b.count)
+	}
+	return most, now.Sub(w.since) >= window
 }
 
 // Metrics is a snapshot of a shared limiter's decisions at this replica since New. Every

@@ -101,12 +101,12 @@ func (l *localShare) giveBack(n, seq int64) {
 	}
 }
 
-// debt returns the cycle of now and the permissions granted from it on.
-func (l *localShare) debt(now int64) (cycle, owed int64) {
+// debt returns the cycle of now, the permissions granted from it on and the share per cycle.
+func (l *localShare) debt(now int64) (cycle, owed, share int64) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.refresh(now / l.period)
-	return l.c, l.owed
+	return l.c, l.owed, l.share
 }
 
 // nanosToWait is how long one permission asked at now would wait.

@@ -217,18 +217,18 @@ func (rl *RateLimiter) reserve(ctx context.Context, n int, timeoutUs int64) (res
 	// clock with the offset the answers showed, less StoreTimeout/2 for the answer's way back:
 	// a check that timed out here, still queued in a stalled Redis, then takes no permission
 	// nobody was told about. Until a first answer the offset is unknown and no deadline is sent.
-	var deadline, debtCycle, debt int64
+	var deadline, debtCycle, debt, share int64
 	if d, ok := sctx.Deadline(); ok && rl.offsetOK.Load() {
 		deadline = d.UnixMicro() + rl.offset.Load() - rl.cfg.StoreTimeout.Microseconds()/2
 	}
 	if rl.local != nil {
 		// what the local share granted in the current cycle; Redis takes what it was not told
-		debtCycle, debt = rl.local.debt(rl.redisNow())
+		debtCycle, debt, share = rl.local.debt(rl.redisNow())
 	}
 	id := rl.cfg.ReplicaID + "#" + strconv.FormatUint(rl.checks.Add(1), 36)
 	vals, err := rl.script.Run(sctx, rl.client, rl.keys,
 		n, rl.periodUs, rl.cfg.LimitForPeriod, timeoutUs, deadline,
-		id, rl.cfg.ReplicaID, rl.stale, debtCycle, debt).Int64Slice()
+		id, rl.cfg.ReplicaID, rl.stale, debtCycle, debt, share).Int64Slice()
 	if err == nil && len(vals) != 8 {
 		err = fmt.Errorf("leveeredis: unexpected answer from Redis: %v", vals)
 	}

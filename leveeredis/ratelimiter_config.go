@@ -111,8 +111,10 @@ type Config struct {
 	FallbackLimitForPeriod int
 
 	// HeartbeatInterval is how often the replica records itself in Redis, when FailureMode is
-	// FallbackToLocal and FallbackLimitForPeriod is 0 (otherwise no heartbeat runs). Default 1s;
-	// between 10ms and 1h.
+	// FallbackToLocal and FallbackLimitForPeriod is 0 (otherwise no heartbeat runs). A replica
+	// silent for three intervals no longer counts; a drop in the count is believed after ten
+	// intervals of heartbeats that all saw it, outside an episode. Default 1s; between 10ms and
+	// 1h.
 	HeartbeatInterval time.Duration
 
 	// StoreCircuitBreaker configures the breaker around Redis, named after the limiter. Nil,

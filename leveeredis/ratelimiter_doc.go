@@ -59,14 +59,17 @@
 //
 //   - FallbackToLocal (default): a local limiter admits this replica's share of the limit,
 //     max(1, ⌊LimitForPeriod / live replicas⌋), the replicas counted by a heartbeat every
-//     HeartbeatInterval in a sorted set (a replica silent for three intervals is dropped; a
-//     drop is believed when two heartbeats see it; the count is known from the second
-//     heartbeat on, and checks may raise it), or FallbackLimitForPeriod when set. Until the
+//     HeartbeatInterval in a sorted set (a replica silent for three intervals is dropped;
+//     the count is known from the second heartbeat on and checks may raise it; a drop, which
+//     enlarges the share, is believed only once every heartbeat of ten intervals saw it, and
+//     never during an episode, since a Redis restarted empty or just reached again has heard
+//     only from the replicas that beat since), or FallbackLimitForPeriod when set. Until the
 //     count is known the share is 0: the replica refuses rather than believe it is alone. The
 //     share runs the shared cycles (the Unix epoch on Redis's clock, estimated from the
 //     answers) and engages from the cycle after the one the episode started in, which Redis
 //     was counting. What it granted in the current cycle is sent with every check, and Redis
-//     takes the part it was not told yet from the fleet's budget, once;
+//     takes the part it was not told yet from the fleet's budget, once (in Redis's current
+//     cycle, also when this replica's estimate of Redis's clock still sees the previous one);
 //   - FailOpen: every call is admitted (and counted);
 //   - FailClosed: every call is refused with a *StoreError, which matches
 //     ratelimiter.ErrRequestNotPermitted and is a levee rejection.
@@ -75,7 +78,10 @@
 // the limit (plus, during an outage, max(0, replicas - LimitForPeriod) when there are more
 // replicas than permissions). A cycle at an episode's edge, in which some replicas ask Redis
 // while others decide alone, may admit up to (replicas - 1) × share more, because Redis learns
-// a replica's local admissions only when that replica reaches it within the same cycle.
+// a replica's local admissions only when that replica reaches it within the same cycle; on a
+// loaded machine the replica returning to Redis in such a cycle was also seen admitting its
+// own local grants of the cycle on top of what Redis granted, so the bound to rely on for an
+// edge cycle is the limit plus replicas × share.
 //
 // A check that timed out here may still be waiting in a stalled Redis: it carries its
 // deadline, on Redis's clock (the offset is learned from the answers), and the script takes

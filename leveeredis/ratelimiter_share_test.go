@@ -56,3 +56,60 @@ func TestShareFloorAtLeastOne(t *testing.T) {
 		}
 	})
 }
+
+// A drop in the count of replicas (which enlarges the share) is believed only once every
+// heartbeat of a window of ten intervals (10 × 50ms) saw it, and never during
+// an episode: a Redis restarted empty has heard only from the replicas that beat since, and a
+// replica that believed its first answers would take up to the whole limit while the others
+// still take theirs. A rise is believed at once.
+func TestShareDropBelievedAfterAWindow(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		m := startMini(t)
+		var rls []*leveeredis.RateLimiter
+		for range 4 {
+			rls = append(rls, newShared(t, m.client(t), "drop", leveeredis.Config{
+				LimitForPeriod: 12, LimitRefreshPeriod: time.Second, HeartbeatInterval: 50 * time.Millisecond,
+				TimeoutDuration: ratelimiter.NoWait,
+			}))
+		}
+		time.Sleep(310 * time.Millisecond) // the count is known, and the window full
+		for _, rl := range rls {
+			require.Equal(t, 4, rl.Metrics().Replicas)
+			require.Equal(t, 3, rl.Metrics().FallbackLimitForPeriod)
+		}
+		// rls[0] is in an episode: its store breaker is open.
+		require.NoError(t, rls[0].StoreCircuitBreaker().TransitionToOpenState())
+		require.ErrorIs(t, rls[0].AcquirePermission(t.Context(), 1), ratelimiter.ErrRequestNotPermitted)
+		require.True(t, rls[0].Metrics().Degraded)
+
+		require.NoError(t, rls[3].Close()) // one replica leaves
+		time.Sleep(155 * time.Millisecond) // three heartbeats saw 3: not yet believed
+		for i, rl := range rls[:3] {
+			assert.Equal(t, 4, rl.Metrics().Replicas, "replica %d", i)
+		}
+		time.Sleep(400 * time.Millisecond) // the beats that saw 4 are out of the window
+		assert.Equal(t, 4, rls[0].Metrics().Replicas, "no drop during an episode")
+		assert.Equal(t, 3, rls[0].Metrics().FallbackLimitForPeriod)
+		for _, rl := range rls[1:3] {
+			assert.Equal(t, 3, rl.Metrics().Replicas)
+			assert.Equal(t, 4, rl.Metrics().FallbackLimitForPeriod)
+		}
+		// The episode ends at Redis's next answer; then the drop is believed.
+		require.NoError(t, rls[0].StoreCircuitBreaker().TransitionToClosedState())
+		require.NoError(t, rls[0].AcquirePermission(t.Context(), 1))
+		require.False(t, rls[0].Metrics().Degraded)
+		time.Sleep(50 * time.Millisecond)
+		assert.Equal(t, 3, rls[0].Metrics().Replicas)
+		assert.Equal(t, 4, rls[0].Metrics().FallbackLimitForPeriod)
+
+		// A new replica is counted at once.
+		rls = append(rls, newShared(t, m.client(t), "drop", leveeredis.Config{
+			LimitForPeriod: 12, LimitRefreshPeriod: time.Second, HeartbeatInterval: 50 * time.Millisecond,
+			TimeoutDuration: ratelimiter.NoWait,
+		}))
+		time.Sleep(50 * time.Millisecond)
+		for _, rl := range rls[:3] {
+			assert.Equal(t, 4, rl.Metrics().Replicas)
+		}
+	})
+}

@@ -17,13 +17,16 @@ import "github.com/redis/go-redis/v9"
 // The acquire scripts take KEYS[3], the replicas' heartbeat set, and KEYS[4], the ids of the
 // grants made in the current cycle (a hash id -> "cycle n", emptied when the cycle changes).
 // ARGV: n, period, default limit, timeout, deadline (0: none), check id ("" none), replica
-// id, staleness of a heartbeat in µs (0: do not count replicas), debt cycle, debt.
+// id, staleness of a heartbeat in µs (0: do not count replicas), debt cycle, debt, share.
 //
 // The check id makes a check idempotent within its cycle: a check whose id was granted
 // already is answered with that grant again and counted once. The debt is what this replica's
-// local share granted from the debt cycle on while Redis was unavailable: when the debt cycle
-// is the current one, the part of it not reported yet (field d:<replica> of the state) is
-// taken from the fleet's budget, so that Redis's count and the local admissions add up.
+// local share granted from the debt cycle on while Redis was unavailable; when the debt cycle
+// is an earlier one (the replica's estimate of Redis's clock lags behind a boundary), a share
+// per cycle since is taken off, as the local share itself counts, and when it is a later one
+// the debt counts in the current cycle. The part of it not reported yet in the current cycle
+// (field d:<replica> of the state) is taken from the fleet's budget, so that Redis's count and
+// the local admissions add up.
 //
 // They return {code, wait, available, limit, seq, now, replicas, free}: code 1 granted (wait
 // µs before use, 0 for now), 0 refused (wait: what it would have been), -1 invalid number of
@@ -54,8 +57,15 @@ local cur = math.floor(now / period)
 local id = ARGV[6]
 local debtCycle = tonumber(ARGV[9])
 local debt = tonumber(ARGV[10])
+if debt > 0 and debtCycle < cur then
+  -- the replica's estimate of Redis's clock lags: what it granted from debtCycle on, less
+  -- a full share per cycle since, belongs to the current cycle (as its local share counts);
+  -- a replica that sends no share (ARGV[11]) reports for its own cycle only
+  local share = tonumber(ARGV[11] or '-1')
+  if share < 0 then debt = 0 else debt = math.max(debt - (cur - debtCycle) * share, 0) end
+end
 local function newDebt(prev)
-  if debt <= 0 or debtCycle ~= cur then return 0 end
+  if debt <= 0 then return 0 end
   if prev then
     local pc, pa = string.match(prev, '^(%d+) (%d+)$')
     if tonumber(pc) == cur then return math.max(debt - tonumber(pa), 0) end

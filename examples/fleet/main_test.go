@@ -57,9 +57,11 @@ func TestFleet(t *testing.T) {
 	// A loaded machine may make checks miss StoreTimeout (they are refused) or open a
 	// replica's store breaker (it then admits through its share): such a second is reported
 	// "missed" rather than "redis". Whatever the load, a second at the edge of a replica's
-	// episode admits at most the limit plus the other replicas' shares.
+	// episode admits at most the limit plus every replica's share (the package's documented
+	// bound for an edge cycle: the other replicas' local admissions Redis has not learned yet,
+	// and those of the replica returning to Redis).
 	for _, s := range secs {
-		assert.LessOrEqual(t, s.Total, limit+(replicas-1)*(limit/replicas), "second %d", s.Index)
+		assert.LessOrEqual(t, s.Total, limit+replicas*(limit/replicas), "second %d", s.Index)
 	}
 	t.Logf("%d seconds decided by Redis alone", up)
 	assert.Equal(t, 2, down)
