@@ -10,6 +10,7 @@ import (
 
 	"github.com/levee-go/levee"
 	"github.com/levee-go/levee/circuitbreaker"
+	"github.com/levee-go/levee/internal/compose"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/metadata"
@@ -43,20 +44,25 @@ import (
 // the interceptor's return, waits until it has returned (gRPC returns at once on
 // cancellation; with the time limiter's DisableCancelRunningFuture it runs to its end). A
 // fallback in p that answers a failure makes the call succeed with the reply as it stands.
-// Each retry carries PreviousAttemptsKey (grpc-previous-rpc-attempts) in its outgoing
-// metadata, as gRPC's own retries do, so that a levee server can tell a retried call.
+// When p holds a Retry, every attempt carries its number in AttemptCountKey
+// (x-envoy-attempt-count: 1, 2, 3, ..., as Envoy sends it for gRPC too) in its outgoing
+// metadata, the first included, and each retry also PreviousAttemptsKey
+// (grpc-previous-rpc-attempts: 1, 2, ...), as gRPC's own retries do, so that a levee server
+// knows that its caller retries and can leave the retrying to it
+// (retry.Config.NoRetryOfRetries). A p without a Retry sends neither on its first attempt.
 // Leave gRPC's own retry policy (service config) off when p retries, or the two multiply.
 // A nil p guards nothing but still maps errors as above. Each call allocates a little besides
 // what gRPC allocates (the attempt's function and its trailer option); a refusal by p
 // allocates the status it is mapped to.
 func UnaryClientInterceptor(p *levee.Pipeline[struct{}]) grpc.UnaryClientInterceptor {
+	retries := (*compose.Chain[struct{}])(p).Retries()
 	return func(ctx context.Context, method string, req, reply any, cc *grpc.ClientConn, invoker grpc.UnaryInvoker, opts ...grpc.CallOption) error {
 		var mu sync.Mutex
 		attempts := 0
 		_, err := p.Execute(ctx, func(actx context.Context) (struct{}, error) {
 			mu.Lock()
 			defer mu.Unlock()
-			actx = withPreviousAttempts(actx, attempts)
+			actx = withAttempt(actx, attempts, retries)
 			attempts++
 			var trailer metadata.MD
 			err := invoker(actx, method, req, reply, cc, append(opts[:len(opts):len(opts)], grpc.Trailer(&trailer))...)
@@ -138,6 +144,7 @@ func attemptError(actx context.Context, err error, trailer metadata.MD) error {
 // Errors reach the caller mapped as UnaryClientInterceptor's. A nil p guards only with cb,
 // establishing each stream once, with no goroutine or buffer; a nil cb records nothing.
 func StreamClientInterceptor(p *levee.Pipeline[grpc.ClientStream], cb *circuitbreaker.CircuitBreaker) grpc.StreamClientInterceptor {
+	retries := (*compose.Chain[grpc.ClientStream])(p).Retries()
 	return func(ctx context.Context, desc *grpc.StreamDesc, cc *grpc.ClientConn, method string, streamer grpc.Streamer, opts ...grpc.CallOption) (grpc.ClientStream, error) {
 		open := func(actx context.Context) (grpc.ClientStream, error) {
 			if cb == nil {
@@ -172,7 +179,7 @@ func StreamClientInterceptor(p *levee.Pipeline[grpc.ClientStream], cb *circuitbr
 		go func() {
 			attempts := 0
 			cs, err := p.Execute(ctx, func(actx context.Context) (grpc.ClientStream, error) {
-				actx = withPreviousAttempts(actx, attempts)
+				actx = withAttempt(actx, attempts, retries)
 				attempts++
 				cs, err := open(actx)
 				if err != nil {
@@ -257,23 +264,38 @@ func (s *recordedStream) SendMsg(m any) error {
 
 // PreviousAttemptsKey is the metadata key of gRPC's retry design (A6) carrying the number of
 // attempts of the same call made before this one. The client interceptors send it on each
-// retry (1 on the first retry; the first attempt carries none, as gRPC's own retries do), and
-// the server interceptors put the attempt it names (its value + 1) in the handler's context,
-// read by retry.IncomingAttempt, so that the server's own retries can leave a retried call
-// alone (retry.Config.NoRetryOfRetries).
+// retry (1 on the first retry; the first attempt carries none, as gRPC's own retries do),
+// besides AttemptCountKey on every attempt, and the server interceptors read the attempt it
+// names (its value + 1) when a call carries no AttemptCountKey.
 const PreviousAttemptsKey = "grpc-previous-rpc-attempts"
 
-// withPreviousAttempts returns ctx with PreviousAttemptsKey set to n in its outgoing
-// metadata, or ctx itself for the first attempt (n == 0).
-func withPreviousAttempts(ctx context.Context, n int) context.Context {
-	if n == 0 {
+// AttemptCountKey is the metadata key carrying the attempt number of a call, 1 for the first
+// attempt and one more for each retry: Envoy's x-envoy-attempt-count, which Envoy sends for
+// gRPC as for HTTP. The client interceptors send it on every attempt, the first included, when
+// their pipeline holds a Retry (and on its retries otherwise), replacing a value the caller
+// set. The server interceptors put the number a call carries in the handler's context, read by
+// retry.IncomingAttempt (from AttemptCountKey, else PreviousAttemptsKey + 1): a caller that
+// sends it retries the call itself, so that the server's own retries can leave the call to it
+// (retry.Config.NoRetryOfRetries, retry.CallerRetries).
+const AttemptCountKey = "x-envoy-attempt-count"
+
+// withAttempt returns ctx with the outgoing metadata of the attempt after n attempts of the
+// same call: AttemptCountKey n+1 when the pipeline retries or n > 0, and PreviousAttemptsKey n
+// when n > 0. A first attempt of a pipeline that does not retry is ctx itself.
+func withAttempt(ctx context.Context, n int, retries bool) context.Context {
+	if n == 0 && !retries {
 		return ctx
 	}
 	md, _ := metadata.FromOutgoingContext(ctx) // a copy
 	if md == nil {
 		md = metadata.MD{}
 	}
-	md.Set(PreviousAttemptsKey, strconv.Itoa(n))
+	md.Set(AttemptCountKey, strconv.Itoa(n+1))
+	if n > 0 {
+		md.Set(PreviousAttemptsKey, strconv.Itoa(n))
+	} else {
+		delete(md, PreviousAttemptsKey)
+	}
 	return metadata.NewOutgoingContext(ctx, md)
 }
 

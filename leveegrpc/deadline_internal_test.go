@@ -35,21 +35,44 @@ func TestCallerDeadline(t *testing.T) {
 
 func TestPreviousAttemptsMetadata(t *testing.T) {
 	ctx := metadata.AppendToOutgoingContext(context.Background(), "k", "v")
-	assert.Equal(t, ctx, withPreviousAttempts(ctx, 0), "the first attempt carries nothing")
-	md, _ := metadata.FromOutgoingContext(withPreviousAttempts(ctx, 2))
+	assert.Equal(t, ctx, withAttempt(ctx, 0, false), "the first attempt of a pipeline that does not retry carries nothing")
+	md, _ := metadata.FromOutgoingContext(withAttempt(ctx, 0, true))
+	assert.Equal(t, []string{"1"}, md.Get(AttemptCountKey), "the first attempt of a retrying pipeline")
+	assert.Empty(t, md.Get(PreviousAttemptsKey))
+	md, _ = metadata.FromOutgoingContext(withAttempt(ctx, 2, true))
 	assert.Equal(t, []string{"2"}, md.Get(PreviousAttemptsKey))
+	assert.Equal(t, []string{"3"}, md.Get(AttemptCountKey))
 	assert.Equal(t, []string{"v"}, md.Get("k"))
+	md, _ = metadata.FromOutgoingContext(withAttempt(ctx, 1, false))
+	assert.Equal(t, []string{"1"}, md.Get(PreviousAttemptsKey), "a retry without a Retry layer (a Decorator's)")
+	assert.Equal(t, []string{"2"}, md.Get(AttemptCountKey))
+	caller := metadata.AppendToOutgoingContext(ctx, AttemptCountKey, "7", PreviousAttemptsKey, "6")
+	md, _ = metadata.FromOutgoingContext(withAttempt(caller, 0, true))
+	assert.Equal(t, []string{"1"}, md.Get(AttemptCountKey), "the caller's value is replaced")
+	assert.Empty(t, md.Get(PreviousAttemptsKey), "the caller's value is removed from a first attempt")
 	orig, _ := metadata.FromOutgoingContext(ctx)
 	assert.Empty(t, orig.Get(PreviousAttemptsKey), "the caller's metadata is not modified")
+	assert.Empty(t, orig.Get(AttemptCountKey), "the caller's metadata is not modified")
 
 	for _, tc := range []struct {
-		vs   []string
+		md   metadata.MD
 		want int
 	}{
-		{nil, 0}, {[]string{"0"}, 1}, {[]string{"2"}, 3}, {[]string{"1", "2"}, 0}, {[]string{"-1"}, 0}, {[]string{"x"}, 0},
+		{metadata.MD{}, 0},
+		{metadata.MD{PreviousAttemptsKey: {"0"}}, 1},
+		{metadata.MD{PreviousAttemptsKey: {"2"}}, 3},
+		{metadata.MD{PreviousAttemptsKey: {"1", "2"}}, 0},
+		{metadata.MD{PreviousAttemptsKey: {"-1"}}, 0},
+		{metadata.MD{PreviousAttemptsKey: {"x"}}, 0},
+		{metadata.MD{AttemptCountKey: {"1"}}, 1},
+		{metadata.MD{AttemptCountKey: {" 3 "}}, 3},
+		{metadata.MD{AttemptCountKey: {"0"}}, 0},
+		{metadata.MD{AttemptCountKey: {"1", "2"}}, 0},
+		{metadata.MD{AttemptCountKey: {"2"}, PreviousAttemptsKey: {"4"}}, 2},
+		{metadata.MD{AttemptCountKey: {"x"}, PreviousAttemptsKey: {"1"}}, 2},
 	} {
-		in := metadata.NewIncomingContext(context.Background(), metadata.MD{PreviousAttemptsKey: tc.vs})
-		assert.Equal(t, tc.want, retry.IncomingAttempt(withIncomingAttempt(in)), "%q", tc.vs)
+		in := metadata.NewIncomingContext(context.Background(), tc.md)
+		assert.Equal(t, tc.want, retry.IncomingAttempt(withIncomingAttempt(in)), "%v", tc.md)
 	}
 	assert.Equal(t, 0, retry.IncomingAttempt(withIncomingAttempt(context.Background())))
 }

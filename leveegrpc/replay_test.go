@@ -34,14 +34,20 @@ func unavailableFirst(n int, previous *[]string) func(context.Context, int) erro
 
 func TestServerStreamAnsweredBeforeAnyResponseIsRetried(t *testing.T) {
 	s := newStreamed(t, circuitbreaker.Config{})
-	var previous []string
-	svc := &service{before: unavailableFirst(2, &previous)}
+	var previous, counts []string
+	script := unavailableFirst(2, &previous)
+	svc := &service{before: func(ctx context.Context, call int) error {
+		md, _ := metadata.FromIncomingContext(ctx)
+		counts = append(counts, strings.Join(md.Get(leveegrpc.AttemptCountKey), ","))
+		return script(ctx, call)
+	}}
 	client := serve(t, svc, nil, s.option())
 
 	stream, err := client.StreamingOutputCall(ctxT(t), three)
 	require.NoError(t, err)
 	bodies, err := recvAll(stream)
 	assert.Equal(t, []byte{0, 1, 2}, bodies, "the caller sees the stream that committed, once")
+	assert.Equal(t, []string{"1", "2", "3"}, counts, "every attempt of a retrying pipeline carries its number")
 	assert.Equal(t, "EOF", err.Error())
 	assert.Equal(t, int64(3), svc.calls.Load())
 	assert.Equal(t, []string{"", "1", "2"}, previous)

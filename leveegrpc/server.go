@@ -142,9 +142,10 @@ func NewServer(cfg ServerConfig) (*Server, error) {
 // breaker UNAVAILABLE, a full bulkhead or refused rate limit RESOURCE_EXHAUSTED without
 // pushback, a timeout DEADLINE_EXCEEDED); gRPC makes any other UNKNOWN.
 //
-// A call whose metadata carries PreviousAttemptsKey has its attempt number in the handler's
-// context (retry.IncomingAttempt), so that a retry with retry.Config.NoRetryOfRetries in the
-// handler's own calls does not retry a call that is itself a retry.
+// A call whose metadata carries its attempt number (AttemptCountKey, or PreviousAttemptsKey
+// plus one) has it in the handler's context (retry.IncomingAttempt): its caller retries it, so
+// that a retry with retry.Config.NoRetryOfRetries in the handler's own calls makes one attempt,
+// and retries happen at the outermost layer only.
 func (s *Server) UnaryServerInterceptor() grpc.UnaryServerInterceptor {
 	return func(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
 		ctx = withIncomingAttempt(ctx)
@@ -185,22 +186,34 @@ func (s *Server) StreamServerInterceptor() grpc.StreamServerInterceptor {
 }
 
 // withIncomingAttempt returns ctx carrying the caller's attempt number
-// (retry.WithIncomingAttempt) when its incoming metadata has exactly one valid
-// PreviousAttemptsKey (a non-negative integer), and ctx itself otherwise.
+// (retry.WithIncomingAttempt) when its incoming metadata has exactly one valid AttemptCountKey
+// (a positive integer) or, failing that, exactly one valid PreviousAttemptsKey (a
+// non-negative integer, the attempt being one more), and ctx itself otherwise.
 func withIncomingAttempt(ctx context.Context) context.Context {
 	md, ok := metadata.FromIncomingContext(ctx)
 	if !ok {
 		return ctx
 	}
-	vs := md.Get(PreviousAttemptsKey)
+	if n, ok := mdInt(md, AttemptCountKey); ok && n > 0 {
+		return retry.WithIncomingAttempt(ctx, n)
+	}
+	if n, ok := mdInt(md, PreviousAttemptsKey); ok && n < math.MaxInt {
+		return retry.WithIncomingAttempt(ctx, n+1)
+	}
+	return ctx
+}
+
+// mdInt returns the value of key in md when it has exactly one, a non-negative integer.
+func mdInt(md metadata.MD, key string) (int, bool) {
+	vs := md.Get(key)
 	if len(vs) != 1 {
-		return ctx
+		return 0, false
 	}
 	n, err := strconv.Atoi(strings.TrimSpace(vs[0]))
-	if err != nil || n < 0 || n == math.MaxInt {
-		return ctx
+	if err != nil || n < 0 {
+		return 0, false
 	}
-	return retry.WithIncomingAttempt(ctx, n+1)
+	return n, true
 }
 
 // limitedStream is a server stream whose Context carries the time limit, or the caller's

@@ -24,9 +24,11 @@
 //     that cancellation, never as an earlier 503;
 //   - a request that cannot be sent again and whose attempt failed without a response ends
 //     with a *NotReplayableError saying why (ErrNotReplayable);
-//   - each retry carries its attempt number (X-Envoy-Attempt-Count); Middleware puts it in
-//     the request's context, so that retry.Config.NoRetryOfRetries keeps retries from
-//     multiplying across services.
+//   - every attempt of a pipeline holding a Retry carries its attempt number, the first
+//     included (X-Envoy-Attempt-Count: 1, 2, 3, as Envoy sends it); Middleware puts it in the
+//     request's context, so that retry.Config.NoRetryOfRetries leaves the retrying of a
+//     retrying caller's requests to that caller: retries happen at one layer, the outermost,
+//     instead of multiplying across services (3 attempts end to end, not 3 × 3).
 //
 // The client in five lines:
 //

@@ -75,11 +75,13 @@ type ServerConfig struct {
 	Timeout time.Duration
 
 	// AttemptCountHeader is the request header carrying the caller's attempt number (1 for the
-	// first attempt, more for a retry), as leveehttp's Transport and Envoy send it: a request
-	// carrying exactly one valid value (a positive integer) has it in its context, read by
-	// retry.IncomingAttempt, so that a retry of this service's own calls can leave a retried
-	// request alone (retry.Config.NoRetryOfRetries). A missing, repeated, negative or
-	// malformed value puts nothing in the context. ["": DefaultAttemptCountHeader]
+	// first attempt, more for a retry), as leveehttp's Transport and Envoy send it on every
+	// attempt of a caller that retries: a request carrying exactly one valid value (a positive
+	// integer) has it in its context, read by retry.IncomingAttempt and retry.CallerRetries, so
+	// that a retry of this service's own calls leaves the retrying to that caller
+	// (retry.Config.NoRetryOfRetries: retries at one layer, the outermost). A missing,
+	// repeated, zero, negative or malformed value puts nothing in the context.
+	// ["": DefaultAttemptCountHeader]
 	AttemptCountHeader string
 
 	// OnPanic, when set, is called with the request, the value a handler panicked with and

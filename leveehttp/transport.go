@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/levee-go/levee"
+	"github.com/levee-go/levee/internal/compose"
 )
 
 // Defaults of Config.
@@ -55,13 +56,19 @@ type Config struct {
 	// min(Retry-After, MaxRetryAfter). [0: DefaultMaxRetryAfter, 1 minute; must be >= 0]
 	MaxRetryAfter time.Duration
 
-	// AttemptCountHeader is the header carrying a retry's attempt number, 2 for the first retry
-	// and one more for each further one, as Envoy's x-envoy-attempt-count counts: a server
-	// behind Middleware puts it in the request's context (retry.IncomingAttempt), so that its
-	// own retries can leave a retried request alone (retry.Config.NoRetryOfRetries). The first
-	// attempt carries none, as gRPC sends grpc-previous-rpc-attempts on retries only, and goes
-	// out as the caller built it, with no copy (a server reads a missing count as a first
-	// attempt); on a retry a value the caller set is replaced. ["": DefaultAttemptCountHeader]
+	// AttemptCountHeader is the header carrying the attempt number, as Envoy's
+	// x-envoy-attempt-count does: 1 on the first attempt, 2 on the first retry and one more on
+	// each further one. A Transport whose pipeline holds a Retry sends it on every attempt, the
+	// first included, so that a server behind Middleware knows that its caller retries
+	// (retry.IncomingAttempt, retry.CallerRetries) and its own retries can leave the request to
+	// the caller's (retry.Config.NoRetryOfRetries: retries at one layer, the outermost). A
+	// pipeline without a Retry sends none on its first attempt, which goes out as the caller
+	// built it, with no copy, so that the server it calls retries for it; should the pipeline
+	// run the call again anyway (a Decorator of one's own that retries), those attempts carry
+	// their number. A value the caller set is replaced on every attempt that carries one.
+	// Sending the number on a first attempt costs a shallow copy of the request's header (the
+	// request itself is copied into the state RoundTrip allocates anyway).
+	// ["": DefaultAttemptCountHeader]
 	AttemptCountHeader string
 
 	// OmitAttemptCount sends no AttemptCountHeader. [false]
@@ -114,10 +121,11 @@ func DefaultFailure(resp *http.Response) bool {
 // say).
 type Transport struct {
 	next      http.RoundTripper
-	p         *levee.Pipeline[*http.Response]
+	p         *compose.Chain[*http.Response] // the pipeline, as levee's engines run it
 	failure   func(*http.Response) bool
 	keyHeader string
 	attHeader string // "" with OmitAttemptCount
+	retries   bool   // p holds a Retry: every attempt carries attHeader, the first included
 	genKey    bool
 	maxRA     time.Duration
 	maxBuf    int
@@ -143,9 +151,10 @@ func NewTransport(next http.RoundTripper, p *levee.Pipeline[*http.Response], cfg
 		return nil, fmt.Errorf("leveehttp: AttemptCountHeader must be a valid header name, got %q", h)
 	}
 	t := &Transport{
-		next: next, p: p, failure: cfg.Failure, genKey: cfg.GenerateIdempotencyKey,
+		next: next, p: (*compose.Chain[*http.Response])(p), failure: cfg.Failure, genKey: cfg.GenerateIdempotencyKey,
 		keyHeader: http.CanonicalHeaderKey(cfg.IdempotencyKeyHeader),
 		maxRA:     cfg.MaxRetryAfter, maxBuf: cfg.MaxBodyBuffer,
+		retries: (*compose.Chain[*http.Response])(p).Retries(),
 	}
 	if t.next == nil {
 		t.next = http.DefaultTransport
@@ -206,6 +215,7 @@ func (t *Transport) CloseIdleConnections() {
 // attempts are clones of it.
 func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	c := &call{t: t, req: req}
+	c.open = c.openBuf[:0]
 	hasBody := req.Body != nil && req.Body != http.NoBody
 	key := req.Header.Get(t.keyHeader)
 	if key == "" && t.genKey && !idempotent(req.Method) {
@@ -219,7 +229,8 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	c.replayable = (!hasBody || req.GetBody != nil) && (idempotent(req.Method) || key != "")
 
-	resp, err := t.p.Execute(req.Context(), c.attempt)
+	// As p.Execute(ctx, c.attempt), without the method value's allocation.
+	resp, err := compose.Apply(req.Context(), t.p, attempt, c)
 
 	c.mu.Lock()
 	c.done = true
@@ -274,13 +285,22 @@ type call struct {
 
 	mu        sync.Mutex
 	attempts  int
-	bodySent  bool             // req.Body itself went to an attempt
-	final     bool             // an attempt ended with ErrNotRetryable
-	notBefore time.Time        // Retry-After of the last attempt
-	last      error            // error of the last attempt sent, nil after a response
-	open      []*http.Response // successful responses not yet returned
-	done      bool             // RoundTrip has returned
+	bodySent  bool              // req.Body itself went to an attempt
+	final     bool              // an attempt ended with ErrNotRetryable
+	notBefore time.Time         // Retry-After of the last attempt
+	last      error             // error of the last attempt sent, nil after a response
+	open      []*http.Response  // successful responses not yet returned
+	openBuf   [1]*http.Response // open's first element, within the call
+	done      bool              // RoundTrip has returned
+
+	// first is the first attempt's request when it goes out as a shallow copy of req with the
+	// attempt number added to its header: part of the call, so that the copy allocates nothing
+	// but the header. Only the first attempt writes it.
+	first http.Request
 }
+
+// attempt is c.attempt with its context first, as compose.Apply runs it.
+func attempt(ctx context.Context, c *call) (*http.Response, error) { return c.attempt(ctx) }
 
 // attempt sends one attempt of c.req: the pipeline's innermost call.
 func (c *call) attempt(ctx context.Context) (*http.Response, error) {
@@ -307,10 +327,19 @@ func (c *call) attempt(ctx context.Context) (*http.Response, error) {
 	// The request runs under the caller's context, cancelled when the attempt's context ends
 	// before the headers arrive, or when the body is closed: a time limiter cancels the
 	// attempt's context as soon as the call returns, which must not cut the body short. A
-	// first attempt under the caller's own context (no time limiter) with nothing to add to
-	// its header is the caller's request itself, sent as it is.
-	out, cancel, stop := c.req, noCancel, noStop
-	if !first || c.setKey != "" || ctx != c.req.Context() {
+	// first attempt under the caller's own context (no time limiter) and no key to add is the
+	// caller's request itself, sent as it is, or a shallow copy of it whose header (a shallow
+	// copy too) has the attempt number when the pipeline retries.
+	out, cancel, stop, own := c.req, noCancel, noStop, false
+	count := c.t.attHeader != "" && (!first || c.t.retries)
+	if first && c.setKey == "" && ctx == c.req.Context() {
+		if count {
+			c.first = *c.req
+			c.first.Header = withHeader(c.req.Header, c.t.attHeader, attemptValue(attempt))
+			out = &c.first
+		}
+	} else {
+		own = true
 		var reqCtx context.Context
 		reqCtx, cancel = context.WithCancel(c.req.Context())
 		stop = context.AfterFunc(ctx, cancel)
@@ -327,7 +356,7 @@ func (c *call) attempt(ctx context.Context) (*http.Response, error) {
 		if c.setKey != "" {
 			out.Header[c.t.keyHeader] = []string{c.setKey}
 		}
-		if !first && c.t.attHeader != "" {
+		if count {
 			out.Header[c.t.attHeader] = attemptValue(attempt)
 		} else if c.t.attHeader != "" {
 			delete(out.Header, c.t.attHeader)
@@ -352,7 +381,7 @@ func (c *call) attempt(ctx context.Context) (*http.Response, error) {
 	}
 	failure := c.t.failure(resp)
 	if !failure && resp.StatusCode < 400 {
-		if out != c.req {
+		if own {
 			resp.Body = &cancelBody{ReadCloser: resp.Body, cancel: cancel}
 		}
 		c.mu.Lock()
@@ -398,6 +427,17 @@ func (c *call) attempt(ctx context.Context) (*http.Response, error) {
 // request itself.
 func noCancel()    {}
 func noStop() bool { return true }
+
+// withHeader returns a copy of h with key set to v: the values of h's other keys are shared,
+// which a RoundTripper may do since it modifies none of them.
+func withHeader(h http.Header, key string, v []string) http.Header {
+	out := make(http.Header, len(h)+1)
+	for k, vs := range h {
+		out[k] = vs
+	}
+	out[key] = v
+	return out
+}
 
 // attemptValues are the header values of the first attempts, shared by every request: a
 // RoundTripper does not modify its request's header, and a small number needs no allocation.

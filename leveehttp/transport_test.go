@@ -772,11 +772,12 @@ func TestTransportSendsAttemptCount(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		var mu sync.Mutex
 		var got [][]string
-		var bodies []string
+		var bodies, accepts []string
 		s := newServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			body, _ := io.ReadAll(r.Body)
 			mu.Lock()
-			got = append(got, r.Header.Values("X-Envoy-Attempt-Count"))
+			got = append(got, append(r.Header.Values("X-Envoy-Attempt-Count"), r.Header.Values("X-Levee-Attempt")...))
+			accepts = append(accepts, r.Header.Values("Accept")...)
 			bodies = append(bodies, string(body))
 			n := len(got)
 			mu.Unlock()
@@ -794,23 +795,42 @@ func TestTransportSendsAttemptCount(t *testing.T) {
 		require.NoError(t, err)
 		assert.Equal(t, 200, resp.StatusCode)
 		readAll(t, resp)
-		assert.Equal(t, [][]string{{"7"}, {"2"}, {"3"}}, got)
+		assert.Equal(t, [][]string{{"1"}, {"2"}, {"3"}}, got, "every attempt of a retrying pipeline, the caller's value replaced")
 		assert.Equal(t, []string{"stock", "stock", "stock"}, bodies)
 		assert.Equal(t, "7", req.Header.Get("X-Envoy-Attempt-Count"), "the caller's request is not modified")
+		assert.Len(t, req.Header, 1, "the caller's header is not modified")
 
-		got = nil
-		client = clientFor(t, s, nil, leveehttp.Config{OmitAttemptCount: true})
-		resp, err = client.Get(s.URL)
-		require.NoError(t, err)
-		readAll(t, resp)
-		assert.Equal(t, [][]string{nil}, got)
-
-		got = nil
-		client = clientFor(t, s, nil, leveehttp.Config{AttemptCountHeader: "x-levee-attempt"})
-		resp, err = client.Get(s.URL)
-		require.NoError(t, err)
-		readAll(t, resp)
-		assert.Equal(t, [][]string{nil}, got)
+		// One attempt that succeeds: the number 1 when the pipeline retries, the caller's other
+		// headers kept.
+		for _, tc := range []struct {
+			name string
+			p    *levee.Pipeline[*http.Response]
+			cfg  leveehttp.Config
+			want [][]string
+		}{
+			{"no pipeline", nil, leveehttp.Config{}, [][]string{nil}},
+			{"no retry", levee.Compose[*http.Response]().WithCircuitBreaker(levee.Must(circuitbreaker.New("no-retry", leveehttp.CircuitBreakerConfig(circuitbreaker.Config{})))), leveehttp.Config{}, [][]string{nil}},
+			{"retry", levee.Compose[*http.Response]().WithRetry(r), leveehttp.Config{}, [][]string{{"1"}}},
+			{"retry with a time limiter", levee.Compose[*http.Response]().WithTimeLimiter(levee.Must(timelimiter.New("tl", timelimiter.Config{TimeoutDuration: time.Minute}))).WithRetry(r), leveehttp.Config{}, [][]string{{"1"}}},
+			{"retry, OmitAttemptCount", levee.Compose[*http.Response]().WithRetry(r), leveehttp.Config{OmitAttemptCount: true}, [][]string{nil}},
+			{"retry, another header", levee.Compose[*http.Response]().WithRetry(r), leveehttp.Config{AttemptCountHeader: "x-levee-attempt"}, [][]string{{"1"}}},
+		} {
+			mu.Lock()
+			got, accepts = [][]string{nil, nil}, nil // the next answer is a success
+			mu.Unlock()
+			client = clientFor(t, s, tc.p, tc.cfg)
+			req, err := http.NewRequest(http.MethodGet, s.URL, nil)
+			require.NoError(t, err)
+			req.Header.Set("Accept", "text/plain")
+			resp, err := client.Do(req)
+			require.NoError(t, err, tc.name)
+			readAll(t, resp)
+			mu.Lock()
+			assert.Equal(t, tc.want, got[2:], tc.name)
+			assert.Equal(t, []string{"text/plain"}, accepts, tc.name)
+			mu.Unlock()
+			assert.Equal(t, http.Header{"Accept": {"text/plain"}}, req.Header, tc.name)
+		}
 	})
 }
 

@@ -263,8 +263,9 @@ func (c *Context) maxRetriesExceeded() *MaxRetriesExceededError {
 
 // gate decides whether a retry after wait may be made, once the attempts and the interval
 // allow it: it returns ErrMaxDurationExceeded when the wait would end after start +
-// MaxDuration, ErrServingRetry when NoRetryOfRetries holds and the caller's request is a retry,
-// ErrCallerDeadline when the wait plus MinAttemptDuration would reach the caller's deadline, ErrBudgetExhausted when the budget has no retry to give (a retry allowed is
+// MaxDuration, ErrServingRetry when NoRetryOfRetries holds and the caller of the request served
+// retries it (CallerRetries), ErrCallerDeadline when the wait plus MinAttemptDuration would
+// reach the caller's deadline, ErrBudgetExhausted when the budget has no retry to give (a retry allowed is
 // withdrawn from it), and nil otherwise.
 func (c *Context) gate(wait time.Duration) error {
 	s := c.s
@@ -272,7 +273,7 @@ func (c *Context) gate(wait time.Duration) error {
 		return ErrMaxDurationExceeded
 	}
 	if c.ctx != nil {
-		if s.config.NoRetryOfRetries && IncomingAttempt(c.ctx) > 1 {
+		if s.config.NoRetryOfRetries && CallerRetries(c.ctx) {
 			return ErrServingRetry
 		}
 		if !s.config.IgnoreCallerDeadline {

@@ -157,8 +157,8 @@ func TestMinAttemptDurationValidated(t *testing.T) {
 	assert.EqualError(t, err, "retry: MinAttemptDuration must be >= 0, got -1s")
 }
 
-// NoRetryOfRetries: a call serving its caller's retry makes one attempt; one serving a first
-// attempt, or knowing none, retries as usual.
+// NoRetryOfRetries: a call serving any attempt of a caller that retries (the first included)
+// makes one attempt; one knowing no attempt, or without the option, retries as usual.
 func TestNoRetryOfRetries(t *testing.T) {
 	for _, tc := range []struct {
 		name     string
@@ -166,7 +166,9 @@ func TestNoRetryOfRetries(t *testing.T) {
 		option   bool
 		attempts int
 	}{
-		{"first attempt", retry.WithIncomingAttempt(context.Background(), 1), true, 3},
+		{"first attempt", retry.WithIncomingAttempt(context.Background(), 1), true, 1},
+		{"first attempt, option off", retry.WithIncomingAttempt(context.Background(), 1), false, 3},
+		{"attempt unknown", retry.WithIncomingAttempt(context.Background(), -1), true, 3},
 		{"no attempt known", context.Background(), true, 3},
 		{"a retry", retry.WithIncomingAttempt(context.Background(), 2), true, 1},
 		{"a retry, option off", retry.WithIncomingAttempt(context.Background(), 2), false, 3},
@@ -188,6 +190,11 @@ func TestIncomingAttempt(t *testing.T) {
 	assert.Equal(t, 0, retry.IncomingAttempt(nil)) //nolint:staticcheck // a nil ctx is allowed
 	assert.Equal(t, 3, retry.IncomingAttempt(retry.WithIncomingAttempt(context.Background(), 3)))
 	assert.Equal(t, 0, retry.IncomingAttempt(retry.WithIncomingAttempt(context.Background(), -2)))
+	assert.False(t, retry.CallerRetries(context.Background()))
+	assert.False(t, retry.CallerRetries(nil)) //nolint:staticcheck // a nil ctx is allowed
+	assert.False(t, retry.CallerRetries(retry.WithIncomingAttempt(context.Background(), 0)))
+	assert.True(t, retry.CallerRetries(retry.WithIncomingAttempt(context.Background(), 1)))
+	assert.True(t, retry.CallerRetries(retry.WithIncomingAttempt(context.Background(), 3)))
 }
 
 // ExecuteExpecting: an attempt expected to take 600ms is not started with 500ms left.

@@ -26,9 +26,9 @@ var ErrBudgetExhausted = errors.New("retry: retry budget exhausted")
 var ErrCallerDeadline = errors.New("retry: the next attempt could not finish before the caller's deadline")
 
 // ErrServingRetry is the Reason of a *MaxRetriesExceededError whose call made one attempt only
-// because the request it serves is itself a retry of its caller's (see
-// Config.NoRetryOfRetries and IncomingAttempt).
-var ErrServingRetry = errors.New("retry: the request served is itself a retry")
+// because the caller of the request it serves retries that request itself, so that retries
+// happen at one layer only, the outermost (see Config.NoRetryOfRetries and CallerRetries).
+var ErrServingRetry = errors.New("retry: the caller of the request served retries it itself")
 
 // ErrNilRetry is returned by Execute when the *Retry is nil.
 var ErrNilRetry = errors.New("retry: nil *Retry")

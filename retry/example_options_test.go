@@ -117,21 +117,27 @@ func ExampleConfig_callerDeadline() {
 	// true false
 }
 
-// A service whose own retry serves a request that is a retry of its caller's makes one attempt
-// (Config.NoRetryOfRetries): leveehttp's Middleware and leveegrpc's interceptors put the
-// caller's attempt number in the request's context.
+// A service whose own retry serves a request from a caller that retries makes one attempt
+// (Config.NoRetryOfRetries), so that retries happen at the outermost layer only: leveehttp's
+// Middleware and leveegrpc's interceptors put the attempt number a retrying caller sends in
+// the request's context. A request with no number (a caller that does not retry) is retried.
 func ExampleConfig_noRetryOfRetries() {
 	rt, _ := retry.New("inventory", retry.Config{MaxAttempts: 3, WaitDuration: retry.NoWait, NoRetryOfRetries: true})
-	for _, incoming := range []int{1, 2} {
-		ctx := retry.WithIncomingAttempt(context.Background(), incoming)
+	for _, incoming := range []int{0, 1, 2} {
+		ctx := context.Background()
+		if incoming > 0 {
+			ctx = retry.WithIncomingAttempt(ctx, incoming)
+		}
 		attempts := 0
-		_, _ = retry.Execute(ctx, rt, func(context.Context) (int, error) {
+		_, err := retry.Execute(ctx, rt, func(context.Context) (int, error) {
 			attempts++
 			return 0, errors.New("unavailable")
 		})
-		fmt.Printf("serving attempt %d: %d attempts\n", incoming, attempts)
+		fmt.Printf("serving attempt %d: %d attempts, caller retries: %v, ErrServingRetry: %v\n",
+			incoming, attempts, retry.CallerRetries(ctx), errors.Is(err, retry.ErrServingRetry))
 	}
 	// Output:
-	// serving attempt 1: 3 attempts
-	// serving attempt 2: 1 attempts
+	// serving attempt 0: 3 attempts, caller retries: false, ErrServingRetry: false
+	// serving attempt 1: 1 attempts, caller retries: true, ErrServingRetry: true
+	// serving attempt 2: 1 attempts, caller retries: true, ErrServingRetry: true
 }

@@ -133,13 +133,17 @@ type Config struct {
 	// refused. Ignored with IgnoreCallerDeadline, and without a deadline.
 	MinAttemptDuration time.Duration
 
-	// NoRetryOfRetries makes a call that serves a request which is itself a retry of its own
-	// caller (IncomingAttempt(ctx) > 1: leveehttp's Middleware and leveegrpc's interceptors
-	// put the attempt number their caller sent into the request's context) make one attempt
-	// only: its retry ends with a *MaxRetriesExceededError whose Reason is ErrServingRetry.
-	// Services that call each other through retries then do not multiply the attempts: with
-	// three attempts at each of two hops, the last service receives 3 + 1 + 1 attempts
-	// instead of 3 × 3. Off by default.
+	// NoRetryOfRetries makes retries happen at one layer only, the outermost: a call that
+	// serves a request from a caller that retries it itself makes one attempt, any attempt of
+	// that caller's, the first included (CallerRetries: leveehttp's Middleware and leveegrpc's
+	// server interceptors put the attempt number that a retrying caller sends on every attempt
+	// into the request's context, IncomingAttempt). Its retry ends with a
+	// *MaxRetriesExceededError whose Reason is ErrServingRetry. Services that call each other
+	// through retries then do not multiply the attempts: with three attempts at each of two
+	// hops, the last service receives 3 attempts instead of 3 × 3, and a caller that does not
+	// retry (it sends no number) still has its request retried here. Off by default. gRPC's
+	// own retries send grpc-previous-rpc-attempts on retries only, so the first attempt of a
+	// caller retrying with gRPC's service config is retried here.
 	NoRetryOfRetries bool
 
 	// Logger, when set, receives each retry, the calls that succeed after retries and the

@@ -107,3 +107,17 @@ func (c *Chain[T]) RetryAfter() (after time.Duration) {
 	}
 	return after
 }
+
+// Retries reports whether c holds a Retry: only then may a call through c make more than one
+// attempt (a Decorator of the caller's own may too, unseen). A nil c does not retry.
+func (c *Chain[T]) Retries() bool {
+	if c == nil {
+		return false
+	}
+	for i := range c.layers {
+		if c.layers[i].kind == kindRetry {
+			return true
+		}
+	}
+	return false
+}

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/levee-go/levee/internal/compose"
+	"github.com/levee-go/levee/retry"
 )
 
 type advising struct{ after time.Duration }
@@ -54,4 +55,19 @@ func TestRolesInRetryAfterAndCanRefuse(t *testing.T) {
 	assert.Equal(t, 7, v)
 	_, err = c.Execute(context.Background(), func(context.Context) (int, error) { return 0, errDown })
 	assert.True(t, errors.Is(err, errDown))
+}
+
+func TestRetries(t *testing.T) {
+	var nilChain *compose.Chain[int]
+	assert.False(t, nilChain.Retries())
+	c := compose.New[int]()
+	assert.False(t, c.Retries())
+	c = c.With(compose.Permissions[int](silent{}))
+	assert.False(t, c.Retries())
+	r, err := retry.New("r", retry.Config{})
+	require.NoError(t, err)
+	c = c.With(compose.Retry[int](r))
+	assert.True(t, c.Retries())
+	c = c.With(compose.Permissions[int](silent{}))
+	assert.True(t, c.Retries(), "a retry anywhere in the chain")
 }
