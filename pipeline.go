@@ -26,10 +26,9 @@ import (
 // A nil *Pipeline guards nothing: its calls run as they are, except that a panic still becomes a
 // *PanicError and a nil call ErrNilCall. The zero Pipeline guards nothing either.
 //
-// Pipeline is defined as the chain of levee's engines (an internal package beside this one), so
-// that levee's stream, operators and async packages convert a *Pipeline[T] to that chain at no
-// cost to guard one element at a time without allocating; nothing is registered at init time.
-// Its representation is not part of the API.
+// Pipeline is defined on an internal type that levee's stream, operators and async packages
+// share, so that they guard one element at a time with it at no cost and without allocating;
+// nothing is registered at init time. Its representation is not part of the API.
 type Pipeline[T any] compose.Chain[T]
 
 // chain returns the chain behind p, nil for a nil p.

@@ -49,7 +49,9 @@
 // subscribed. Set, it is one more event consumer, attached by New, that checks Logger.Enabled
 // before building a record and logs with LogAttrs:
 //
-//	rl, err := ratelimiter.New("payment", ratelimiter.Config{LimitForPeriod: 10, Logger: logger})
+//	rl, err := ratelimiter.New("payment", ratelimiter.Config{
+//		LimitForPeriod: 10, LimitRefreshPeriod: time.Second, Logger: logger,
+//	})
 //
 //	level  msg                                      event           attributes
 //	DEBUG  "rate limiter permission not acquired"   FAILED_ACQUIRE  err

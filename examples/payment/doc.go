@@ -3,7 +3,7 @@
 //
 // The examples (examples/gateway, examples/orders, examples/fanout and the rxgo example of the
 // operators module) show what the resilience patterns do to the traffic a dependency really
-// receives, so the dependency is not a function that returns canned errors: it is an
+// receives, so the dependency is not a function that returns canned errors: it is a
 // [net/http] server on 127.0.0.1 that counts the requests reaching its handlers, the requests in
 // flight and their high-water mark, and the requests whose context ended before it answered.
 // A time limiter that cancels an attempt, a bulkhead that keeps calls out, a breaker that stops
