@@ -63,8 +63,8 @@ type Permit = interface {
 // RetryAdvisor is what a limiter implements when it can say when a caller it refused now
 // should come back: RetryAfter is that wait, 0 when it would admit a caller now. Servers
 // answer a refusal with it (leveehttp's Retry-After, leveegrpc's pushback) and a paused stream
-// waits for it. levee's *ratelimiter.RateLimiter is read through its Metrics' NanosToWait,
-// which is the same wait; adaptive.Limiter and adaptive.PartitionedLimiter implement it.
+// waits for it. *ratelimiter.RateLimiter (the wait until its next free permission, its
+// Metrics' NanosToWait), adaptive.Limiter and adaptive.PartitionedLimiter implement it.
 type RetryAdvisor interface {
 	RetryAfter() time.Duration
 }

@@ -75,7 +75,7 @@ func (c Config) withDefaults() Config {
 
 func (c Config) validate() error {
 	if n := c.MaxConcurrentCalls; (n < 1 || n > MaxConcurrentCallsLimit) && n != NoConcurrentCalls {
-		return fmt.Errorf("bulkhead: MaxConcurrentCalls must be in [1, %d] or NoConcurrentCalls, got %d",
+		return fmt.Errorf("bulkhead: MaxConcurrentCalls must be in [1, %d] or NoConcurrentCalls (which refuses every call; a bulkhead has no unlimited size), got %d",
 			MaxConcurrentCallsLimit, n)
 	}
 	if c.MaxWaitDuration < 0 {

@@ -55,13 +55,13 @@ func TestNewAndChangeConfigRejectInvalidConfig(t *testing.T) {
 		want string
 	}{
 		{"MaxConcurrentCalls negative", bulkhead.Config{MaxConcurrentCalls: -2},
-			"bulkhead: MaxConcurrentCalls must be in [1, 2147483647] or NoConcurrentCalls, got -2"},
+			"bulkhead: MaxConcurrentCalls must be in [1, 2147483647] or NoConcurrentCalls (which refuses every call; a bulkhead has no unlimited size), got -2"},
 		{"MaxConcurrentCalls -1 is not unlimited", bulkhead.Config{MaxConcurrentCalls: -1},
-			"bulkhead: MaxConcurrentCalls must be in [1, 2147483647] or NoConcurrentCalls, got -1"},
+			"bulkhead: MaxConcurrentCalls must be in [1, 2147483647] or NoConcurrentCalls (which refuses every call; a bulkhead has no unlimited size), got -1"},
 		{"MaxConcurrentCalls just above NoConcurrentCalls", bulkhead.Config{MaxConcurrentCalls: bulkhead.NoConcurrentCalls + 1},
-			"bulkhead: MaxConcurrentCalls must be in [1, 2147483647] or NoConcurrentCalls, got -9223372036854775807"},
+			"bulkhead: MaxConcurrentCalls must be in [1, 2147483647] or NoConcurrentCalls (which refuses every call; a bulkhead has no unlimited size), got -9223372036854775807"},
 		{"MaxConcurrentCalls above the limit", bulkhead.Config{MaxConcurrentCalls: math.MaxInt32 + 1},
-			"bulkhead: MaxConcurrentCalls must be in [1, 2147483647] or NoConcurrentCalls, got 2147483648"},
+			"bulkhead: MaxConcurrentCalls must be in [1, 2147483647] or NoConcurrentCalls (which refuses every call; a bulkhead has no unlimited size), got 2147483648"},
 		{"MaxWaitDuration negative", bulkhead.Config{MaxWaitDuration: -time.Nanosecond},
 			"bulkhead: MaxWaitDuration must be >= 0, got -1ns"},
 	}

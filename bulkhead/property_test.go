@@ -216,7 +216,7 @@ func TestPropertyNegativesOtherThanTheConstantAreRefused(t *testing.T) {
 	require.NoError(t, err)
 	rapid.Check(t, func(t *rapid.T) {
 		n := rapid.OneOf(rapid.Just(-1), rapid.IntRange(bulkhead.NoConcurrentCalls+1, -1)).Draw(t, "n")
-		want := fmt.Sprintf("bulkhead: MaxConcurrentCalls must be in [1, 2147483647] or NoConcurrentCalls, got %d", n)
+		want := fmt.Sprintf("bulkhead: MaxConcurrentCalls must be in [1, 2147483647] or NoConcurrentCalls (which refuses every call; a bulkhead has no unlimited size), got %d", n)
 		_, err := bulkhead.New("inventory", bulkhead.Config{MaxConcurrentCalls: n})
 		require.EqualError(t, err, want)
 		require.EqualError(t, b.ChangeConfig(bulkhead.Config{MaxConcurrentCalls: n}), want)

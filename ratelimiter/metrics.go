@@ -35,3 +35,9 @@ func (rl *RateLimiter) Metrics() Metrics {
 	}
 	return m
 }
+
+// RetryAfter is how long a caller refused now should wait before asking again: the wait until
+// one permission is free, Metrics().NanosToWait, and 0 when one is free now. It makes the limiter
+// a levee.RetryAdvisor, the wait servers send as Retry-After or gRPC pushback. A nil limiter
+// returns 0.
+func (rl *RateLimiter) RetryAfter() time.Duration { return rl.Metrics().NanosToWait }
