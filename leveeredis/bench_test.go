@@ -18,7 +18,7 @@ import (
 // of any Redis-backed limiter (one pipelined round trip, no script). ns/op is the latency per
 // check with one goroutine, the inverse of the throughput with many; checks/s is reported too.
 func BenchmarkCheck(b *testing.B) {
-	s := startRLRedisB(b)
+	s := startRedis(b)
 	c := redis.NewClient(&redis.Options{Addr: s.addr(), MaxRetries: -1, ContextTimeoutEnabled: true, PoolSize: 16})
 	defer func() { _ = c.Close() }()
 	ctx := context.Background()

@@ -2,11 +2,7 @@ package leveeredis_test
 
 import (
 	"context"
-	"net"
-	"os/exec"
-	"strconv"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
 
@@ -14,66 +10,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/levee-go/levee/circuitbreaker"
-	"github.com/levee-go/levee/internal/integration"
 	"github.com/levee-go/levee/leveeredis"
 )
-
-// redisServer is a redis-server process the test owns, on a free loopback port, without
-// persistence.
-type redisServer struct {
-	t    *testing.T
-	path string
-	port int
-	cmd  *exec.Cmd
-}
-
-// startRedis starts redis-server from PATH. Without it the test is skipped on a developer's
-// machine and fails under CI (CI set in the environment).
-func startRedis(t *testing.T) *redisServer {
-	t.Helper()
-	path := integration.Program(t, "apt-get install -y redis-server", "redis-server")
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	port := l.Addr().(*net.TCPAddr).Port
-	require.NoError(t, l.Close())
-	s := &redisServer{t: t, path: path, port: port}
-	s.start()
-	t.Cleanup(s.stop)
-	return s
-}
-
-func (s *redisServer) addr() string { return "127.0.0.1:" + strconv.Itoa(s.port) }
-
-func (s *redisServer) start() {
-	s.t.Helper()
-	s.cmd = exec.Command(s.path, "--bind", "127.0.0.1", "--port", strconv.Itoa(s.port),
-		"--save", "", "--appendonly", "no")
-	require.NoError(s.t, s.cmd.Start())
-	c := redis.NewClient(&redis.Options{Addr: s.addr(), DisableIdentity: true})
-	defer c.Close()
-	require.Eventually(s.t, func() bool { return c.Ping(context.Background()).Err() == nil },
-		5*time.Second, 10*time.Millisecond, "redis-server did not answer PING")
-}
-
-// kill ends the server at once (SIGKILL), as a crash.
-func (s *redisServer) kill() {
-	if s.cmd == nil {
-		return
-	}
-	_ = s.cmd.Process.Signal(syscall.SIGKILL)
-	_ = s.cmd.Wait()
-	s.cmd = nil
-}
-
-func (s *redisServer) stop() { s.kill() }
-
-// client fails fast as production clients should, with timeouts a machine loaded by -race
-// and other processes still meets.
-func (s *redisServer) client() *redis.Client {
-	o := fastFail(&redis.Options{Addr: s.addr()})
-	o.ReadTimeout, o.WriteTimeout = 200*time.Millisecond, 200*time.Millisecond
-	return redis.NewClient(o)
-}
 
 // redisFleet starts n replicas with a 100ms StoreTimeout (a loaded test machine misses 20ms
 // now and then) and the given RetryInterval.

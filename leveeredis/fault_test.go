@@ -201,7 +201,7 @@ func assignCycles(logs [faultReplicas]faultLog, first int64, n int) []faultCycle
 }
 
 func TestFaultRunLimitHoldsWhateverRedisDoes(t *testing.T) {
-	s := startRLRedis(t)
+	s := startRedis(t)
 	stress, err := exec.LookPath("stress-ng")
 	if err != nil {
 		if os.Getenv("CI") == "" {

@@ -6,7 +6,6 @@ import (
 	"net"
 	"strconv"
 	"sync/atomic"
-	"time"
 
 	"github.com/alicebob/miniredis/v2"
 	"github.com/redis/go-redis/v9"
@@ -51,21 +50,14 @@ var errRefused = errors.New("connection refused")
 // client returns a go-redis client of m with the settings a limiter needs.
 func (m *mini) client(t tb) *redis.Client {
 	t.Helper()
-	c := redis.NewClient(&redis.Options{
-		Addr:                  "127.0.0.1:1", // never dialled: Dialer answers; an IP needs no DNS lookup
-		MaxRetries:            -1,
-		ContextTimeoutEnabled: true,
-		DialTimeout:           50 * time.Millisecond,
-		ReadTimeout:           50 * time.Millisecond,
-		WriteTimeout:          50 * time.Millisecond,
-		PoolTimeout:           60 * time.Millisecond,
-		Dialer: func(context.Context, string, string) (net.Conn, error) {
-			if m.down.Load() {
-				return nil, errRefused
-			}
-			return m.Dial()
-		},
-	})
+	o := limiterOptions("127.0.0.1:1") // never dialled: Dialer answers; an IP needs no DNS lookup
+	o.Dialer = func(context.Context, string, string) (net.Conn, error) {
+		if m.down.Load() {
+			return nil, errRefused
+		}
+		return m.Dial()
+	}
+	c := redis.NewClient(o)
 	t.Cleanup(func() { _ = c.Close() })
 	return c
 }

@@ -3,10 +3,7 @@ package leveeredis_test
 import (
 	"context"
 	"fmt"
-	"net"
-	"os/exec"
 	"runtime"
-	"strconv"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -16,75 +13,12 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/levee-go/levee/internal/integration"
 	"github.com/levee-go/levee/leveeredis"
 	"github.com/levee-go/levee/ratelimiter"
 )
 
-// These tests run a real redis-server (Debian's package redis-server; on PATH) on a free
-// loopback port, so that they can stall it and kill it. They use real time: the server's
+// These tests run a real redis-server (see redisServer). They use real time: the server's
 // clock is the wall clock.
-
-type rlRedisServer struct {
-	t    testing.TB
-	bin  string
-	port int
-	cmd  *exec.Cmd
-}
-
-// startRLRedis starts a redis-server, or skips the test when there is none and CI is unset.
-func startRLRedis(t *testing.T) *rlRedisServer { return startRLRedisB(t) }
-
-func startRLRedisB(t testing.TB) *rlRedisServer {
-	t.Helper()
-	bin := integration.Program(t, "apt-get install -y redis-server", "redis-server")
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	port := l.Addr().(*net.TCPAddr).Port
-	require.NoError(t, l.Close())
-	s := &rlRedisServer{t: t, bin: bin, port: port}
-	s.start()
-	t.Cleanup(s.kill)
-	return s
-}
-
-func (s *rlRedisServer) addr() string { return "127.0.0.1:" + strconv.Itoa(s.port) }
-
-func (s *rlRedisServer) start() {
-	s.t.Helper()
-	s.cmd = exec.Command(s.bin, "--bind", "127.0.0.1", "--port", strconv.Itoa(s.port),
-		"--save", "", "--appendonly", "no", "--enable-debug-command", "local")
-	require.NoError(s.t, s.cmd.Start())
-	c := redis.NewClient(&redis.Options{Addr: s.addr(), MaxRetries: -1})
-	defer func() { _ = c.Close() }()
-	require.Eventually(s.t, func() bool { return c.Ping(context.Background()).Err() == nil },
-		5*time.Second, 10*time.Millisecond, "redis-server did not answer PING")
-}
-
-// kill stops the server at once (SIGKILL) and waits for it.
-func (s *rlRedisServer) kill() {
-	if s.cmd == nil {
-		return
-	}
-	_ = s.cmd.Process.Kill()
-	_ = s.cmd.Wait()
-	s.cmd = nil
-}
-
-// client returns a client with the settings a limiter needs.
-func (s *rlRedisServer) client(t *testing.T) *redis.Client {
-	c := redis.NewClient(&redis.Options{
-		Addr:                  s.addr(),
-		MaxRetries:            -1,
-		ContextTimeoutEnabled: true,
-		DialTimeout:           50 * time.Millisecond,
-		ReadTimeout:           50 * time.Millisecond,
-		WriteTimeout:          50 * time.Millisecond,
-		PoolTimeout:           60 * time.Millisecond,
-	})
-	t.Cleanup(func() { _ = c.Close() })
-	return c
-}
 
 // longCycle returns a period so long that the test runs within one cycle: a day, or 25 hours
 // when the day's cycle (aligned on the Unix epoch) ends within the minute.
@@ -136,7 +70,7 @@ func consumed(t *testing.T, c *redis.Client, name string, limit int) int {
 // nothing, so Redis never counts more permissions than callers were granted plus the checks
 // that failed (one answered just too late), and never admits more than it counted.
 func TestRedisStallNeverOverAdmits(t *testing.T) {
-	s := startRLRedis(t)
+	s := startRedis(t)
 	for _, stall := range []struct {
 		name string
 		do   func(admin *redis.Client) error
@@ -199,7 +133,7 @@ func TestRedisStallNeverOverAdmits(t *testing.T) {
 // FailOpen admits everything and FailClosed nothing, every check within StoreTimeout; after a
 // restart on the same port the replicas use Redis again.
 func TestRedisKilledFailureModes(t *testing.T) {
-	s := startRLRedis(t)
+	s := startRedis(t)
 	const limit = 10
 	period := longCycle(t)
 	// A StoreTimeout and client timeouts a loaded machine's live Redis answers within: a check
@@ -260,7 +194,7 @@ func TestRedisKilledFailureModes(t *testing.T) {
 	assert.Equal(t, uint64(30), closed.Metrics().FailClosedRefused)
 
 	s.start()
-	admin := s.client(t)
+	admin := s.limiterClient(t)
 	require.Eventually(t, func() bool { return a.AcquirePermission(ctx, 1) == nil && !a.Metrics().Degraded }, 10*time.Second, 5*time.Millisecond)
 	require.Eventually(t, func() bool { return closed.AcquirePermission(ctx, 1) == nil }, 10*time.Second, 5*time.Millisecond)
 	assert.Equal(t, uint64(2), a.Metrics().Permitted)
