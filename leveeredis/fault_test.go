@@ -23,6 +23,7 @@ import (
 	"github.com/rs/zerolog"
 	"github.com/stretchr/testify/require"
 
+	"github.com/levee-go/levee/internal/integration"
 	"github.com/levee-go/levee/leveeredis"
 	"github.com/levee-go/levee/ratelimiter"
 )
@@ -202,13 +203,7 @@ func assignCycles(logs [faultReplicas]faultLog, first int64, n int) []faultCycle
 
 func TestFaultRunLimitHoldsWhateverRedisDoes(t *testing.T) {
 	s := startRedis(t)
-	stress, err := exec.LookPath("stress-ng")
-	if err != nil {
-		if os.Getenv("CI") == "" {
-			t.Skip("stress-ng not on PATH (apt-get install -y stress-ng)")
-		}
-		t.Fatalf("stress-ng not on PATH under CI: apt-get install -y stress-ng: %v", err)
-	}
+	stress := integration.Program(t, "apt-get install -y stress-ng", "stress-ng")
 	self, err := os.Executable()
 	require.NoError(t, err)
 
