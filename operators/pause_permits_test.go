@@ -17,8 +17,11 @@ import (
 )
 
 // Permits coming free run every held element they can, not one: Concurrency(3) over a
-// bulkhead of 2 with no wait, four calls of 100ms. Calls 1 and 2 start at once, 3 and 4 are
-// refused and held; at 100ms both permits come free and both held elements start.
+// bulkhead of 2 with no wait, four calls of 100ms. Two calls start at once, the third is
+// refused and held, the fourth waits for a worker; at 100ms both permits come free and both
+// start. Window(4) lets the fourth be taken while the first three are unsent: with the default
+// window of 3, a held first element keeps the results of the next two from being sent, so the
+// fourth is not taken before 200ms — the window's promise, not the pause's.
 func TestPauseWhileOpenFreedPermits(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		start := time.Now()
@@ -31,7 +34,7 @@ func TestPauseWhileOpenFreedPermits(t *testing.T) {
 			mu.Unlock()
 			time.Sleep(100 * time.Millisecond)
 			return v, nil
-		}, operators.Concurrency(3), operators.PauseWhileOpen(0)))
+		}, operators.Concurrency(3), operators.Window(4), operators.PauseWhileOpen(0)))
 		got, _ := observeCtx(t.Context(), m(rxgo.Just(ints(4)...)()))
 		assert.Equal(t, []string{"1", "2", "3", "4"}, got)
 		sort.Slice(at, func(i, j int) bool { return at[i] < at[j] })
