@@ -29,22 +29,7 @@ func Execute[T any](ctx context.Context, l *Limiter, call func(context.Context) 
 	if err != nil {
 		return zero, err
 	}
-	// safe.Call turns a panic into an error, so the only way out of call without returning is
-	// runtime.Goexit (t.FailNow in a test, for instance): the deferred end covers it.
-	returned := false
-	defer func() {
-		if !returned {
-			p.OnIgnore()
-		}
-	}()
-	v, err := safe.Call(ctx, call)
-	returned = true
-	if safe.CallerEnded(ctx, err) {
-		p.OnIgnore()
-	} else {
-		p.Record(err)
-	}
-	return v, err
+	return runPermit(ctx, p, call)
 }
 
 // Decorator returns l as a layer for levee.Pipeline.With, in any position: each run of the

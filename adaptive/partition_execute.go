@@ -27,7 +27,10 @@ func ExecutePartitioned[T any](ctx context.Context, l *PartitionedLimiter, call 
 	return runPermit(ctx, p, call)
 }
 
-// runPermit runs call under p and ends p by the outcome, as Execute.
+// runPermit runs call under p and ends p by the outcome: Record of its error, or OnIgnore when
+// the caller's own cancellation or deadline ended it. safe.Call turns a panic into an error, so
+// the only way out of call without returning is runtime.Goexit (t.FailNow in a test, for
+// instance): the deferred end covers it.
 func runPermit[T any](ctx context.Context, p Permit, call func(context.Context) (T, error)) (T, error) {
 	returned := false
 	defer func() {
