@@ -163,15 +163,13 @@ func TestModeSlowHonoursClientDeadline(t *testing.T) {
 	gw.SetLatency(time.Hour)
 	gw.SetMode(payment.ModeSlow)
 
-	ctx, cancel := context.WithTimeout(context.Background(), reach)
-	defer cancel()
-	_, err := c.Charge(ctx, "DH001")
-	require.ErrorIs(t, err, context.DeadlineExceeded)
-	assert.NotErrorIs(t, err, payment.ErrGateway)
-
-	waitIdle(t, gw)
-	assert.Equal(t, int64(1), gw.Received())
-	assert.Equal(t, int64(1), gw.CancelledByClient())
+	chargeUntilArrived(t, gw, c, func(err error) {
+		require.ErrorIs(t, err, context.DeadlineExceeded)
+		assert.NotErrorIs(t, err, payment.ErrGateway)
+	})
+	// Every request that reached the gateway saw its client's deadline end it there.
+	assert.GreaterOrEqual(t, gw.Received(), int64(1))
+	assert.Equal(t, gw.Received(), gw.CancelledByClient())
 	assert.Equal(t, int64(0), gw.InFlight())
 }
 
@@ -240,15 +238,13 @@ func TestModeHangAnswersOnlyWhenContextEnds(t *testing.T) {
 	gw, c := start(t)
 	gw.SetMode(payment.ModeHang)
 	for attempt := 1; attempt <= 3; attempt++ {
-		ctx, cancel := context.WithTimeout(context.Background(), reach)
-		_, err := c.Charge(ctx, "DH001")
-		cancel()
-		require.ErrorIs(t, err, context.DeadlineExceeded, "attempt %d", attempt)
-		waitIdle(t, gw)
-		assert.Equal(t, int64(attempt), gw.CancelledByClient(), "attempt %d", attempt)
+		chargeUntilArrived(t, gw, c, func(err error) {
+			require.ErrorIs(t, err, context.DeadlineExceeded, "attempt %d", attempt)
+		})
+		assert.Equal(t, gw.Received(), gw.CancelledByClient(), "attempt %d", attempt)
 	}
-	assert.Equal(t, int64(3), gw.Received())
-	assert.Equal(t, int64(3), gw.CancelledByClient())
+	assert.GreaterOrEqual(t, gw.Received(), int64(3))
+	assert.Equal(t, gw.Received(), gw.CancelledByClient())
 	assert.Equal(t, int64(1), gw.MaxInFlight())
 }
 

@@ -16,9 +16,30 @@ import (
 // the test failed, never that it was slow to pass.
 const bound = 5 * time.Second
 
-// reach is a deadline long enough for a request to reach the gateway on a loaded machine before
-// it passes; tests with such deadlines check that the request did arrive.
+// reach is the first deadline chargeUntilArrived gives a request: long enough for it to reach
+// the gateway on an idle machine before it passes.
 const reach = 50 * time.Millisecond
+
+// chargeUntilArrived charges through c with a deadline, checking each answer with check, until
+// a request reaches the gateway before its deadline passes: first with reach, then with deadlines
+// four times longer each, up to bound. On a loaded machine a deadline can pass before the request
+// is even sent, which the gateway never sees; what the tests check is what the gateway does with
+// the requests it does see. It returns when the gateway is idle again.
+func chargeUntilArrived(t *testing.T, gw *payment.Gateway, c *payment.Client, check func(error)) {
+	t.Helper()
+	for d := reach; ; d *= 4 {
+		before := gw.Received()
+		ctx, cancel := context.WithTimeout(context.Background(), d)
+		_, err := c.Charge(ctx, "DH001")
+		cancel()
+		check(err)
+		waitIdle(t, gw)
+		if gw.Received() > before {
+			return
+		}
+		require.Less(t, d, bound, "no request reached the gateway before its deadline")
+	}
+}
 
 // start starts a gateway and a client for it, both closed when the test ends.
 func start(t *testing.T) (*payment.Gateway, *payment.Client) {
