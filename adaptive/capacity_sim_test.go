@@ -60,7 +60,7 @@ func TestEveryAlgorithmFollowsTheCapacity(t *testing.T) {
 		medians [3][2]int // the median reading's bounds: AIMD's readings are half the
 		// capacity, half one above it, and which half is the larger depends on the order in
 		// which the goroutines of one instant run
-		p99     time.Duration
+		p99 time.Duration
 	}{
 		{"VEGAS", adaptive.Config{}, [3][2]int{{9, 9}, {5, 5}, {9, 9}}, [3][2]int{{9, 9}, {5, 5}, {9, 9}}, 12500 * time.Microsecond},
 		{"VEGAS_alpha_0.5", adaptive.Config{Alpha: 0.5, Beta: 1}, [3][2]int{{8, 9}, {4, 5}, {8, 9}}, [3][2]int{{9, 9}, {5, 5}, {9, 9}}, 12500 * time.Microsecond},
