@@ -57,10 +57,11 @@ func TestEveryAlgorithmFollowsTheCapacity(t *testing.T) {
 		name    string
 		cfg     adaptive.Config
 		bounds  [3][2]int // min and max reading, 10 s after each change
-		medians [3][2]int // the median reading's bounds: AIMD's readings are half the
-		// capacity, half one above it, and which half is the larger depends on the order in
-		// which the goroutines of one instant run
-		p99 time.Duration
+		// medians bound the median reading: AIMD's readings are about half the capacity,
+		// half one above it, and which half is the larger depends on the order in which the
+		// goroutines of one instant run.
+		medians [3][2]int
+		p99     time.Duration
 	}{
 		{"VEGAS", adaptive.Config{}, [3][2]int{{9, 9}, {5, 5}, {9, 9}}, [3][2]int{{9, 9}, {5, 5}, {9, 9}}, 12500 * time.Microsecond},
 		{"VEGAS_alpha_0.5", adaptive.Config{Alpha: 0.5, Beta: 1}, [3][2]int{{8, 9}, {4, 5}, {8, 9}}, [3][2]int{{9, 9}, {5, 5}, {9, 9}}, 12500 * time.Microsecond},
