@@ -54,9 +54,9 @@ func capacityRun(t *testing.T, l *adaptive.Limiter) (phases [3][]int, latencies 
 // a LatencyCeiling of 10 ms instead.
 func TestEveryAlgorithmFollowsTheCapacity(t *testing.T) {
 	for _, tc := range []struct {
-		name    string
-		cfg     adaptive.Config
-		bounds  [3][2]int // min and max reading, 10 s after each change
+		name   string
+		cfg    adaptive.Config
+		bounds [3][2]int // min and max reading, 10 s after each change
 		// medians bound the median reading: AIMD's readings are about half the capacity,
 		// half one above it, and which half is the larger depends on the order in which the
 		// goroutines of one instant run.
