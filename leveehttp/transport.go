@@ -78,11 +78,10 @@ type Config struct {
 	// PriorityHeader is the header carrying a request's priority: a request whose context
 	// carries one (priority.WithPriority, priority.WithLevel) is sent with it on every
 	// attempt, as priority.Carried writes it ("critical"; "high/37" for an exact level), so
-	// that a server behind Middleware with the same ServerConfig.PriorityHeader (or a
-	// leveegrpc server, for the metadata key of the same name) admits or sheds it at that
-	// priority. A request whose header already has the field keeps the caller's value, and
-	// a context without a priority sends nothing. Adding the field costs a copy of the
-	// request's header. ["": priority.DefaultHeaderName, "Levee-Priority"]
+	// that a server behind Middleware with the same ServerConfig.PriorityHeader admits or
+	// sheds it at that priority. A request whose header already has the field keeps the
+	// caller's value, and a context without a priority sends nothing. Adding the field costs
+	// a copy of the request's header. ["": priority.DefaultHeaderName, "Levee-Priority"]
 	PriorityHeader string
 
 	// OmitPriority sends no PriorityHeader: for a dependency that must not learn the
