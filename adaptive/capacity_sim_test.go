@@ -96,3 +96,22 @@ func TestEveryAlgorithmFollowsTheCapacity(t *testing.T) {
 		})
 	}
 }
+
+// Gradient2 as in TestEveryAlgorithmFollowsTheCapacity but with the default long window of
+// 600 windows (a few seconds of round trips here) and no ceiling: its long-term average
+// catches up with the latency of the halved capacity, and the limit drifts past the band
+// there — why the simulation gives it a long window or a ceiling.
+func TestGradient2DriftsWithAShortLongWindow(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		l, err := adaptive.New("dependency", adaptive.Config{
+			Algorithm: adaptive.Gradient2, Tolerance: 1, QueueSize: 1, InitialLimit: 1,
+			MaxQueued: 64, MaxWaitDuration: time.Hour,
+		})
+		require.NoError(t, err)
+		phases, latencies := capacityRun(t, l)
+		settled := phases[1][100:]
+		t.Logf("halved capacity: limit %d to %d; p99 %v", slices.Min(settled), slices.Max(settled), percentile(latencies, 0.99))
+		assert.Greater(t, slices.Max(settled)*4, 4*5, "above 4 + 25 %%: %v", slices.Max(settled))
+		assert.Greater(t, percentile(latencies, 0.99), 20*time.Millisecond, "p99 past 2× unloaded")
+	})
+}
