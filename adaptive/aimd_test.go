@@ -19,58 +19,58 @@ func acquire(t *testing.T, l *adaptive.Limiter) adaptive.Permit {
 	return p
 }
 
-// AIMD adds 1 per call while half the limit is in use, multiplies by BackoffRatio on a drop
-// or a call slower than Timeout, and moves once per round: calls taken under an older limit
-// do not move it again.
+// AIMD adds 1/limit per call while half the limit is in use (1 per round trip of the full
+// limit), multiplies by BackoffRatio on a drop or a call slower than Timeout, and moves once
+// per round: calls taken under an older limit do not move it again.
 func TestAIMD(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		l, err := adaptive.New("aimd", adaptive.Config{
-			Algorithm: adaptive.AIMD, InitialLimit: 10, MinLimit: 2, MaxLimit: 12, Timeout: time.Second,
+			Algorithm: adaptive.AIMD, InitialLimit: 4, MinLimit: 2, MaxLimit: 5, Timeout: time.Second,
 		})
 		require.NoError(t, err)
-		ps := make([]adaptive.Permit, 5)
-		for i := range ps {
-			ps[i] = acquire(t, l)
+		estimate := func() float64 { return l.AlgorithmMetrics().Estimate }
+		round := func() []adaptive.Permit {
+			ps := make([]adaptive.Permit, 4)
+			for i := range ps {
+				ps[i] = acquire(t, l)
+			}
+			return ps
 		}
-		ps[4].OnSuccess() // taken with 5 in flight of 10: grow
-		assert.Equal(t, 11, l.Metrics().Limit)
-		ps[3].OnSuccess() // taken under the limit of 10: ignored
-		assert.Equal(t, 11, l.Metrics().Limit)
+		ps := round()
+		for i := 3; i >= 0; i-- {
+			ps[i].OnSuccess() // taken with 4, 3, 2 and 1 in flight of 4
+		}
+		assert.InDelta(t, 4+1/4.0+1/4.25+1/(4.25+1/4.25), estimate(), 1e-9, "the call taken with 1 in flight of 4 adds nothing")
+		assert.Equal(t, 4, l.Metrics().Limit)
 
-		p := acquire(t, l) // 4 in flight of 11: the caller is the bottleneck
-		p.OnSuccess()
-		assert.Equal(t, 11, l.Metrics().Limit)
+		ps = round()
+		ps[3].OnSuccess()
+		ps[2].OnSuccess() // 5.12: MaxLimit
+		assert.Equal(t, 5.0, estimate())
+		assert.Equal(t, 5, l.Metrics().Limit)
+		ps[1].OnSuccess()
+		ps[0].OnDropped() // taken under the limit of 4: counted, not applied
+		assert.Equal(t, 5.0, estimate())
 
-		ps[3], ps[4] = acquire(t, l), acquire(t, l)
-		extra := acquire(t, l) // 6 in flight
-		extra.OnSuccess()
-		assert.Equal(t, 12, l.Metrics().Limit)
-		ps[4].OnSuccess()                    // an older round
-		x, y := acquire(t, l), acquire(t, l) // 5 and 6 in flight of 12
-		y.OnSuccess()
-		x.OnIgnore()
-		assert.Equal(t, 12, l.Metrics().Limit, "MaxLimit")
-
-		d := acquire(t, l)
-		d.OnDropped() // 12 × 0.9 = 10.8
-		assert.Equal(t, 10, l.Metrics().Limit)
-		ps[3].OnDropped() // an older round: counted, not applied
-		assert.Equal(t, 10, l.Metrics().Limit)
+		old, d := acquire(t, l), acquire(t, l)
+		d.OnDropped() // 5 × 0.9 = 4.5
+		assert.Equal(t, 4.5, estimate())
+		assert.Equal(t, 4, l.Metrics().Limit)
+		old.OnDropped() // an older round: counted, not applied
+		assert.Equal(t, 4.5, estimate())
 
 		slow := acquire(t, l)
 		time.Sleep(1001 * time.Millisecond)
-		slow.OnSuccess() // slower than Timeout: 10.8 × 0.9 = 9.72
-		assert.Equal(t, 9, l.Metrics().Limit)
-		for _, p := range ps[:3] {
-			p.OnIgnore()
-		}
+		slow.OnSuccess() // slower than Timeout: 4.5 × 0.9, the same round still
+		assert.InDelta(t, 4.05, estimate(), 1e-9)
+		assert.Equal(t, 4, l.Metrics().Limit)
 
 		for range 20 {
 			p := acquire(t, l)
 			p.OnDropped()
 		}
 		assert.Equal(t, adaptive.Metrics{
-			Limit: 2, Permitted: 33, Dropped: 22, NoLoadLatency: 1001 * time.Millisecond,
+			Limit: 2, Permitted: 31, Dropped: 23, NoLoadLatency: 1001 * time.Millisecond,
 		}, l.Metrics(), "MinLimit; the slow call is the only one that took time")
 	})
 }

@@ -74,14 +74,24 @@ func NewAlgorithm(cfg Config) (LimitAlgorithm, error) {
 	return newAlgorithm(cfg), nil
 }
 
-// AIMDLimit is additive increase, multiplicative decrease, as Netflix's AIMDLimit and TCP
-// Reno's congestion window (Jacobson, "Congestion Avoidance and Control", 1988):
+// AIMDLimit is additive increase, multiplicative decrease, as TCP Reno's congestion window in
+// congestion avoidance (Jacobson, "Congestion Avoidance and Control", 1988: the window grows
+// by 1/window per acknowledgement, one segment per round trip, and shrinks by a factor on a
+// loss) and Netflix's AIMDLimit (backoff ratio 0.9 on a drop or a call slower than Timeout):
 //
 //	dropped call, or RTT > Timeout:  limit × BackoffRatio
-//	InFlight × 2 ≥ int(limit):       limit + 1
+//	InFlight × 2 ≥ int(limit):       limit + 1/limit  (1 per limit calls: one per round trip)
 //	otherwise:                       unchanged (the caller, not the dependency, is the bottleneck)
 //
-// bounded by [MinLimit, MaxLimit]. Every sample acts at once. Create one with NewAlgorithm and
+// bounded by [MinLimit, MaxLimit]. Netflix adds 1 on every call, which grows the limit by the
+// limit every round trip (TCP's slow start, not its additive increase): the calls admitted
+// under the larger limit come back slow only one round trip later, and the limit overshoots by
+// half at small limits (4, 5, 6 around a capacity of 4, measured). A Limiter moves the limit
+// once per round (a change of its integer part), so one backoff per round trip too: the other
+// slow calls of that round were taken under the old limit.
+//
+// Set Timeout just above the dependency's unloaded latency: the limit then settles within a
+// call of the concurrency past which the latency rises. Create one with NewAlgorithm and
 // Config{Algorithm: AIMD}.
 type AIMDLimit struct {
 	cfg      Config
@@ -98,7 +108,7 @@ func (a *AIMDLimit) OnSample(s Sample) float64 {
 	case s.Dropped || s.RTT > a.cfg.Timeout:
 		e *= a.cfg.BackoffRatio
 	case s.InFlight*2 >= int(e):
-		e++
+		e += 1 / e
 	}
 	a.estimate = clamp(&a.cfg, e)
 	return a.estimate

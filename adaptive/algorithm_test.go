@@ -84,10 +84,12 @@ func TestVegasProbe(t *testing.T) {
 func TestAIMDFormula(t *testing.T) {
 	a, err := adaptive.NewAlgorithm(adaptive.Config{Algorithm: adaptive.AIMD, InitialLimit: 10, Timeout: time.Second})
 	require.NoError(t, err)
-	assert.Equal(t, 11.0, a.OnSample(adaptive.Sample{RTT: time.Millisecond, InFlight: 5}))
-	assert.Equal(t, 11.0, a.OnSample(adaptive.Sample{RTT: time.Millisecond, InFlight: 5}), "5 × 2 < 11")
-	assert.InDelta(t, 9.9, a.OnSample(adaptive.Sample{RTT: 2 * time.Second, InFlight: 11}), 1e-9)
-	assert.InDelta(t, 8.91, a.OnSample(adaptive.Sample{Dropped: true}), 1e-9)
+	assert.Equal(t, 10.1, a.OnSample(adaptive.Sample{RTT: time.Millisecond, InFlight: 5}), "10 + 1/10")
+	assert.InDelta(t, 11.05, feed(a, 10, time.Millisecond, 10), 0.01, "1 per 10 calls: one round trip")
+	e := a.Limit()
+	assert.Equal(t, e, a.OnSample(adaptive.Sample{RTT: time.Millisecond, InFlight: 5}), "5 × 2 < 11")
+	assert.InDelta(t, e*0.9, a.OnSample(adaptive.Sample{RTT: 2 * time.Second, InFlight: 11}), 1e-9)
+	assert.InDelta(t, e*0.81, a.OnSample(adaptive.Sample{Dropped: true}), 1e-9)
 	_, err = adaptive.NewAlgorithm(adaptive.Config{Smoothing: 2})
 	assert.EqualError(t, err, "adaptive: Smoothing must be in (0, 1], got 2")
 }

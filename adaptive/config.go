@@ -32,8 +32,9 @@ const (
 	Vegas Algorithm = iota
 	// AIMD is additive increase, multiplicative decrease, as Netflix's AIMDLimit and TCP Reno's
 	// congestion window: a dropped call, or one slower than Config.Timeout, multiplies the limit
-	// by Config.BackoffRatio; any other call adds 1 while at least half the limit is in use.
-	// It needs no latency baseline, only a clear overload signal.
+	// by Config.BackoffRatio; any other call adds 1/limit (1 per round trip of the full
+	// limit) while at least half the limit is in use. It needs no latency baseline, only a
+	// clear overload signal. See AIMDLimit.
 	AIMD
 )
 

@@ -16,9 +16,13 @@
 // default, estimates the calls queued at the dependency as limit × (1 − noLoadLatency /
 // latency) and keeps that estimate between Alpha and Beta calls: against a dependency that
 // answers in 10 ms up to 8 concurrent calls and slows linearly past 8, 64 callers settle the
-// limit at 9, and the dependency answers in 11.25 ms. AIMD grows the limit by one per call and
-// multiplies it by BackoffRatio on a drop or a call slower than Timeout; it needs only a clear
-// overload signal. Gradient2 (Netflix's) compares recent latency with a long-term average of it.
+// limit at 9, and the dependency answers in 11.25 ms. AIMD grows the limit by one per round
+// trip of the full limit (1/limit per call) and multiplies it by BackoffRatio on a drop or a
+// call slower than Timeout; it needs only a clear overload signal. Gradient2 (Netflix's)
+// compares recent latency with a long-term average of it. When that dependency's capacity
+// halves and is restored, each of the three settles within a quarter of the capacity within
+// seconds (Vegas and Gradient2 one call above it, AIMD at it or one above), p99 latency
+// within 2× the unloaded one.
 // The limit stays within [MinLimit, MaxLimit].
 //
 // A caller that finds the limit reached is refused at once with the limiter's
@@ -66,6 +70,8 @@
 //     incident does not become the baseline.
 //   - Gradient2 averages a window of limit calls, as Vegas, and counts a drop as a window at
 //     Timeout (Netflix's ignores drops). Gradient (the first version) is not offered.
+//   - AIMD adds 1/limit per call, as TCP Reno's congestion avoidance, where Netflix's adds 1:
+//     growing by the whole limit per round trip overshoots by half at small limits.
 //   - Execute classifies the outcome itself: a deadline (including a levee
 //     timelimiter.TimeoutError) is a drop; the caller's own cancellation, an inner levee
 //     rejection and a panic teach nothing; any other error is an ordinary latency sample.

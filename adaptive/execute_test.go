@@ -166,13 +166,14 @@ func TestExecuteClassifiesOutcomes(t *testing.T) {
 			})
 			return got
 		}
-		assert.NoError(t, run(context.Background(), nil)) // 1 in flight of 2: grows
-		assert.Equal(t, 3, l.Metrics().Limit)
+		estimate := func() float64 { return l.AlgorithmMetrics().Estimate }
+		assert.NoError(t, run(context.Background(), nil)) // 1 in flight of 2: grows by 1/2
+		assert.Equal(t, 2.5, estimate())
 		boom := errors.New("boom")
 		assert.Equal(t, boom, run(context.Background(), boom)) // an ordinary failure: a latency
-		assert.Equal(t, 3, l.Metrics().Limit, "1 in flight of 3: no growth")
+		assert.InDelta(t, 2.9, estimate(), 1e-9, "1 in flight of 2: grows by 1/2.5")
 		assert.ErrorIs(t, run(context.Background(), fmt.Errorf("call: %w", context.DeadlineExceeded)), context.DeadlineExceeded)
-		assert.Equal(t, 2, l.Metrics().Limit, "3 × 0.9: a drop")
+		assert.InDelta(t, 2.61, estimate(), 1e-9, "2.9 × 0.9: a drop")
 		ctx, cancel := context.WithCancel(context.Background())
 		cancel()
 		assert.ErrorIs(t, run(ctx, context.Canceled), context.Canceled)
@@ -180,6 +181,7 @@ func TestExecuteClassifiesOutcomes(t *testing.T) {
 		_, err := adaptive.Execute(context.Background(), l, func(context.Context) (int, error) { panic("oops") })
 		var pe *levee.PanicError
 		assert.ErrorAs(t, err, &pe)
+		assert.InDelta(t, 2.61, estimate(), 1e-9, "the cancellation, the inner rejection and the panic teach nothing")
 		assert.Equal(t, adaptive.Metrics{Limit: 2, Permitted: 5, Rejected: 1, Dropped: 1, NoLoadLatency: time.Millisecond}, l.Metrics())
 	})
 }

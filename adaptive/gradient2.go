@@ -7,23 +7,40 @@ import (
 
 // Gradient2Limit is Netflix's Gradient2Limit: it tracks the divergence between the latency of
 // recent calls (shortRTT) and an exponential average of them over a long window (longRTT), and
-// shrinks the limit when recent calls are slower than Tolerance times the long-term average:
+// shrinks the limit when recent calls are slower than Tolerance times the long-term average.
+// At the end of every window, with limit the current estimate:
 //
-//	longRTT  = longRTT × (1 − 2/(LongWindow+1)) + shortRTT × 2/(LongWindow+1)
-//	           (a plain average of the first 10 samples; when longRTT / shortRTT > 2,
-//	            longRTT × 0.95 after the update, to recover after a long overload)
-//	InFlight < limit / 2:  unchanged (the caller, not the dependency, is the bottleneck)
+//	shortRTT = the window's average latency
+//	longRTT  = sum / n of the first 10 windows (n of them so far), then
+//	           longRTT × (1 − 2/(LongWindow+1)) + shortRTT × 2/(LongWindow+1)
+//	if longRTT / shortRTT > 2:  the stored longRTT × 0.95 (recovery after a long overload;
+//	                            this window's gradient still uses longRTT before it)
+//	InFlight < limit / 2:       unchanged (the caller, not the dependency, is the bottleneck)
 //	gradient = max(0.5, min(1, Tolerance × longRTT / shortRTT))
 //	new      = limit × gradient + QueueSize
 //	limit    = limit × (1 − Smoothing) + new × Smoothing
 //
-// bounded by [MinLimit, MaxLimit]. shortRTT is the average over a window of int(limit)
-// samples, as VegasLimit's (a drop acts at once, as a sample at Timeout). The defaults are
-// Netflix's: Tolerance 1.5, Smoothing 0.2, LongWindow 600, QueueSize 4.
+// bounded by [MinLimit, MaxLimit], exactly as Netflix's _update and its ExpAvgMeasurement
+// (window 600, warm-up 10). The defaults are Netflix's: Tolerance 1.5, Smoothing 0.2,
+// LongWindow 600, QueueSize 4 (a constant, Netflix's Gradient2 default; its first
+// GradientLimit used a square root of the limit).
 //
-// Because the long average follows the latency up in a sustained overload, the baseline
-// drifts: after LongWindow windows of slow calls the slow latency is the norm. LatencyCeiling
-// caps longRTT so that it does not.
+// Where levee differs: a window is int(limit) samples taken under the current limit (a
+// Limiter's round), roughly one round trip, where Netflix's WindowedLimit closes one a
+// second; and a drop acts at once, as a one-sample window at Timeout, where Netflix's
+// Gradient2 ignores drops.
+//
+// Settling. At a steady latency the long average catches up with the short one, the gradient
+// is 1, and the limit grows by QueueSize × Smoothing per window until the latency rises past
+// Tolerance × longRTT; the limit settles at about capacity × Tolerance + QueueSize. So
+// Tolerance 1 and a QueueSize of 1 or 2 keep it within a quarter of the capacity of a small
+// dependency. The long average spans LongWindow windows: the 600 of the default are a few
+// seconds of round trips, after which a sustained overload's latency is the norm and the
+// limit drifts up with it (Netflix's 600 one-second windows span ten minutes). Give a
+// LongWindow that spans longer than the incidents to ride out (100 round trips a second for
+// an hour is 360,000), or cap the baseline with LatencyCeiling. The first 10 windows are the
+// baseline: a limit starting far above the capacity (InitialLimit) learns the overloaded
+// latency as normal, so start Gradient2 at or below the expected capacity.
 //
 // Create one with NewAlgorithm and Config{Algorithm: Gradient2}.
 type Gradient2Limit struct {
@@ -31,6 +48,7 @@ type Gradient2Limit struct {
 	estimate float64
 	longRTT  float64 // nanoseconds; 0 before the first window
 	warmup   int     // windows averaged into longRTT so far, up to gradient2Warmup
+	warmSum  float64 // the sum of those windows' averages, in nanoseconds
 	shortRTT time.Duration
 
 	windowSum      time.Duration
@@ -78,23 +96,27 @@ func (g *Gradient2Limit) OnSample(s Sample) float64 {
 	}
 	g.shortRTT = rtt
 	short := float64(rtt)
+	// Netflix's ExpAvgMeasurement.add: a plain average of the first windows, then the
+	// exponential one; the gradient uses the value it returns.
 	if g.warmup < gradient2Warmup {
 		g.warmup++
-		g.longRTT += (short - g.longRTT) / float64(g.warmup)
+		g.warmSum += short
+		g.longRTT = g.warmSum / float64(g.warmup)
 	} else {
 		f := 2 / float64(g.cfg.LongWindow+1)
 		g.longRTT = g.longRTT*(1-f) + short*f
 	}
-	if g.longRTT/short > 2 {
-		g.longRTT *= 0.95
-	}
 	if c := float64(g.cfg.LatencyCeiling); c > 0 && g.longRTT > c {
 		g.longRTT = c
+	}
+	long := g.longRTT
+	if long/short > 2 {
+		g.longRTT *= 0.95
 	}
 	if float64(inFlight) < e/2 {
 		return e
 	}
-	gradient := math.Max(0.5, math.Min(1, g.cfg.Tolerance*g.longRTT/short))
+	gradient := math.Max(0.5, math.Min(1, g.cfg.Tolerance*long/short))
 	next := e*gradient + float64(max(0, g.cfg.QueueSize))
 	next = e*(1-g.cfg.Smoothing) + next*g.cfg.Smoothing
 	g.estimate = clamp(&g.cfg, next)

@@ -3,10 +3,12 @@ package adaptive
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	"github.com/levee-go/levee/internal/event"
 	"github.com/levee-go/levee/internal/safe"
 	"github.com/levee-go/levee/priority"
 )
@@ -27,6 +29,12 @@ type PrioritizerConfig struct {
 	// sheds from and the queue of its registered limiters, > 0. Default 1 s. Calibration
 	// happens on a caller's goroutine: a prioritizer starts none.
 	CalibrationInterval time.Duration
+	// Logger, when set, receives the calls the prioritizer shed and those their limiter
+	// refused as log/slog records at Debug: messages "prioritizer call shed" and
+	// "prioritizer call rejected", attributes pattern "prioritizer", name, event (CALL_SHED,
+	// CALL_REJECTED) and err, the error the caller received (a *ShedError names the call's
+	// priority). Nil, the default, logs nothing and costs nothing.
+	Logger *slog.Logger
 }
 
 // Prioritizer defaults; failsafe-go's prioritizer starts at 2 and sheds all at 3 times the
@@ -87,6 +95,7 @@ type Prioritizer struct {
 	shared   atomic.Uint64                                       // math.Float64bits of the registered limiters' rate
 
 	counts [priority.Count]priorityCounts
+	events event.Publisher[PrioritizerEvent]
 
 	mu       sync.Mutex // guards limiters and calibration
 	limiters []*Limiter
@@ -124,6 +133,7 @@ func NewPrioritizer(name string, cfg PrioritizerConfig) (*Prioritizer, error) {
 		p.shedErr[i] = &ShedError{Name: name, Priority: priority.Priority(i)}
 	}
 	p.next.Store(int64(cfg.CalibrationInterval))
+	p.subscribeLogger(cfg.Logger)
 	return p, nil
 }
 
@@ -265,7 +275,9 @@ func (p *Prioritizer) Acquire(ctx context.Context, l *Limiter) (Permit, error) {
 		p.calibrate(int64(time.Since(p.start)))
 		if r := max(float64(p.shared.Load())/1e9, p.rate(queued, limit)); p.shed(level, r) {
 			c.shed.Add(1)
-			return Permit{}, p.shedErr[level.Priority()]
+			err := p.shedErr[level.Priority()]
+			p.publish(PrioritizerCallShed, l, level, err)
+			return Permit{}, err
 		}
 	}
 	c.queued.Add(1)
@@ -273,6 +285,7 @@ func (p *Prioritizer) Acquire(ctx context.Context, l *Limiter) (Permit, error) {
 	permit, err := l.Acquire(ctx)
 	if err != nil {
 		c.rejected.Add(1)
+		p.publish(PrioritizerCallRejected, l, level, err)
 		return permit, err
 	}
 	c.admitted.Add(1)

@@ -51,12 +51,17 @@ import (
 // knows that its caller retries and can leave the retrying to it
 // (retry.Config.NoRetryOfRetries). A p without a Retry sends neither on its first attempt.
 // Leave gRPC's own retry policy (service config) off when p retries, or the two multiply.
+// A call whose context carries a priority (priority.WithPriority, priority.WithLevel) sends
+// it on every attempt in DefaultPriorityMetadataKey, as priority.Carried writes it, unless
+// its outgoing metadata already has that key; for another key chain
+// PriorityUnaryClientInterceptor before this one.
 // A nil p guards nothing but still maps errors as above. Each call allocates a little besides
 // what gRPC allocates (the attempt's function and its trailer option); a refusal by p
 // allocates the status it is mapped to.
 func UnaryClientInterceptor(p *levee.Pipeline[struct{}]) grpc.UnaryClientInterceptor {
 	retries := (*compose.Chain[struct{}])(p).Retries()
 	return func(ctx context.Context, method string, req, reply any, cc *grpc.ClientConn, invoker grpc.UnaryInvoker, opts ...grpc.CallOption) error {
+		ctx = withOutgoingPriority(ctx, DefaultPriorityMetadataKey)
 		var mu sync.Mutex
 		attempts := 0
 		_, err := p.Execute(ctx, func(actx context.Context) (struct{}, error) {
@@ -141,11 +146,14 @@ func attemptError(actx context.Context, err error, trailer metadata.MD) error {
 // returns, which would end the stream as soon as it commits; bound a stream with its own
 // context's deadline instead. A Bulkhead in p bounds concurrent attempts, not open streams.
 //
-// Errors reach the caller mapped as UnaryClientInterceptor's. A nil p guards only with cb,
+// Errors reach the caller mapped as UnaryClientInterceptor's, and the context's priority is
+// sent as UnaryClientInterceptor sends it (PriorityStreamClientInterceptor for another key).
+// A nil p guards only with cb,
 // establishing each stream once, with no goroutine or buffer; a nil cb records nothing.
 func StreamClientInterceptor(p *levee.Pipeline[grpc.ClientStream], cb *circuitbreaker.CircuitBreaker) grpc.StreamClientInterceptor {
 	retries := (*compose.Chain[grpc.ClientStream])(p).Retries()
 	return func(ctx context.Context, desc *grpc.StreamDesc, cc *grpc.ClientConn, method string, streamer grpc.Streamer, opts ...grpc.CallOption) (grpc.ClientStream, error) {
+		ctx = withOutgoingPriority(ctx, DefaultPriorityMetadataKey)
 		open := func(actx context.Context) (grpc.ClientStream, error) {
 			if cb == nil {
 				cs, err := streamer(actx, desc, cc, method, opts...)

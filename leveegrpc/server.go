@@ -82,6 +82,25 @@ type ServerConfig struct {
 	// refused.
 	BulkheadPushback time.Duration
 
+	// PriorityMetadataKey is the metadata key carrying the caller's priority, as the priority
+	// package writes it and the client interceptors send it (priority.Carried): a priority's
+	// name ("critical", case-insensitive) or a priority and a level in its range ("high/37").
+	// A call carrying exactly one valid value has it in its context before any limiter runs
+	// (priority.ParseHeader), so that a ConcurrencyLimiter from an adaptive.Prioritizer
+	// (Prioritizer.Limiter) sheds it at that priority and the handler reads it
+	// (priority.FromContext). A call with no value, or a value that is not valid (several
+	// values, an unknown name such as "urgent", an offset outside [0, 99]) is served, not
+	// refused, with the context it came with: without a priority, it is Normal's, so that a
+	// malformed value never raises a caller above Normal. The value is the caller's word:
+	// behind a public edge, strip it there or set IgnorePriority. A key must be one gRPC
+	// allows for ASCII metadata (letters, digits, '-', '_', '.'; case-insensitive, read
+	// in lower case), not starting with "grpc-" nor ending with "-bin". ["": DefaultPriorityMetadataKey, "levee-priority"]
+	PriorityMetadataKey string
+
+	// IgnorePriority reads no PriorityMetadataKey: calls keep the priority their context
+	// carries (none, unless an outer interceptor gave one). [false]
+	IgnorePriority bool
+
 	// Logger, when set, receives each handler panic (the method, the panic's value and stack)
 	// at Error level. The client receives INTERNAL without them. Nil logs nothing.
 	Logger *slog.Logger
@@ -90,9 +109,10 @@ type ServerConfig struct {
 // Server holds the interceptors that guard a gRPC server's handlers with the patterns of a
 // ServerConfig. It is safe for concurrent use; build it once per server with NewServer.
 type Server struct {
-	cfg    ServerConfig
-	unary  *levee.Pipeline[any]
-	stream *levee.Pipeline[struct{}]
+	cfg         ServerConfig
+	priorityKey string // "" with IgnorePriority
+	unary       *levee.Pipeline[any]
+	stream      *levee.Pipeline[struct{}]
 }
 
 // NewServer validates cfg and returns the Server that guards handlers with its patterns. An
@@ -105,7 +125,19 @@ func NewServer(cfg ServerConfig) (*Server, error) {
 	case cfg.BulkheadPushback < 0 && cfg.BulkheadPushback != NoPushback:
 		return nil, fmt.Errorf("leveegrpc: BulkheadPushback must be >= 0 (or NoPushback for none), got %v", cfg.BulkheadPushback)
 	}
+	cfg.PriorityMetadataKey = strings.ToLower(cfg.PriorityMetadataKey)
+	switch {
+	case cfg.PriorityMetadataKey != "" && !validMetadataKey(cfg.PriorityMetadataKey):
+		return nil, priorityKeyError("PriorityMetadataKey", cfg.PriorityMetadataKey)
+	case cfg.PriorityMetadataKey == "":
+		cfg.PriorityMetadataKey = DefaultPriorityMetadataKey
+	}
 	s := &Server{cfg: cfg}
+	if cfg.IgnorePriority {
+		s.priorityKey = ""
+	} else {
+		s.priorityKey = cfg.PriorityMetadataKey
+	}
 	if isNil(cfg.Limiter) {
 		cfg.Limiter = nil // a nil pointer in the field is a limiter left unset
 	}
@@ -145,10 +177,11 @@ func NewServer(cfg ServerConfig) (*Server, error) {
 // A call whose metadata carries its attempt number (AttemptCountKey, or PreviousAttemptsKey
 // plus one) has it in the handler's context (retry.IncomingAttempt): its caller retries it, so
 // that a retry with retry.Config.NoRetryOfRetries in the handler's own calls makes one attempt,
-// and retries happen at the outermost layer only.
+// and retries happen at the outermost layer only. A call whose metadata carries its priority
+// (ServerConfig.PriorityMetadataKey) has it in its context before any pattern runs.
 func (s *Server) UnaryServerInterceptor() grpc.UnaryServerInterceptor {
 	return func(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
-		ctx = withIncomingAttempt(ctx)
+		ctx = withIncomingPriority(withIncomingAttempt(ctx), s.priorityKey)
 		ran := false
 		resp, err := s.unary.Execute(ctx, func(ctx context.Context) (any, error) {
 			ran = true
@@ -168,7 +201,7 @@ func (s *Server) UnaryServerInterceptor() grpc.UnaryServerInterceptor {
 func (s *Server) StreamServerInterceptor() grpc.StreamServerInterceptor {
 	return func(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, handler grpc.StreamHandler) error {
 		ran := false
-		if ctx := withIncomingAttempt(ss.Context()); ctx != ss.Context() {
+		if ctx := withIncomingPriority(withIncomingAttempt(ss.Context()), s.priorityKey); ctx != ss.Context() {
 			ss = &limitedStream{ServerStream: ss, ctx: ctx}
 		}
 		_, err := s.stream.Execute(ss.Context(), func(ctx context.Context) (struct{}, error) {

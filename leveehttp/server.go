@@ -14,6 +14,7 @@ import (
 
 	"github.com/levee-go/levee"
 	"github.com/levee-go/levee/bulkhead"
+	"github.com/levee-go/levee/priority"
 	"github.com/levee-go/levee/ratelimiter"
 	"github.com/levee-go/levee/retry"
 )
@@ -84,6 +85,24 @@ type ServerConfig struct {
 	// ["": DefaultAttemptCountHeader]
 	AttemptCountHeader string
 
+	// PriorityHeader is the request header carrying the caller's priority, as the priority
+	// package writes it and Transport sends it (priority.Carried): a priority's name
+	// ("critical", case-insensitive) or a priority and a level in its range ("high/37"). A
+	// request carrying exactly one valid value has it in its context before any limiter runs
+	// (priority.ParseHeader: priority.WithPriority, or priority.WithLevel for a level), so
+	// that a ConcurrencyLimiter from an adaptive.Prioritizer (Prioritizer.Limiter) sheds it at
+	// that priority and the handler reads it (priority.FromContext). A request with no value,
+	// or a value that is not valid (several values, an unknown name such as "urgent", an
+	// offset outside [0, 99]) is served, not refused, with the context it came with: without
+	// a priority, it is Normal's, so that a malformed value never raises a caller above
+	// Normal. The header is the caller's word: behind a public edge, strip it there or set
+	// IgnorePriority. ["": priority.DefaultHeaderName, "Levee-Priority"]
+	PriorityHeader string
+
+	// IgnorePriority reads no PriorityHeader: requests keep the priority their context
+	// carries (none, unless the server's BaseContext or an outer middleware gave one). [false]
+	IgnorePriority bool
+
 	// OnPanic, when set, is called with the request, the value a handler panicked with and
 	// the stack, before the panic is answered 500 Internal Server Error (or, when the response
 	// was already started, the connection aborted with http.ErrAbortHandler).
@@ -108,6 +127,9 @@ func Middleware(cfg ServerConfig) (func(http.Handler) http.Handler, error) {
 	if h := cfg.AttemptCountHeader; h != "" && !validHeaderName(h) {
 		return nil, fmt.Errorf("leveehttp: AttemptCountHeader must be a valid header name, got %q", h)
 	}
+	if h := cfg.PriorityHeader; h != "" && !validHeaderName(h) {
+		return nil, fmt.Errorf("leveehttp: PriorityHeader must be a valid header name, got %q", h)
+	}
 	if cfg.BulkheadRetryAfter == 0 {
 		cfg.BulkheadRetryAfter = DefaultBulkheadRetryAfter
 	}
@@ -121,6 +143,13 @@ func Middleware(cfg ServerConfig) (func(http.Handler) http.Handler, error) {
 	if cfg.AttemptCountHeader == "" {
 		cfg.AttemptCountHeader = DefaultAttemptCountHeader
 	}
+	cfg.PriorityHeader = http.CanonicalHeaderKey(cfg.PriorityHeader)
+	if cfg.PriorityHeader == "" {
+		cfg.PriorityHeader = string(priority.DefaultHeaderName)
+	}
+	if cfg.IgnorePriority {
+		cfg.PriorityHeader = ""
+	}
 	bulkheadRA := retryAfterSeconds(cfg.BulkheadRetryAfter)
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -132,6 +161,13 @@ func Middleware(cfg ServerConfig) (func(http.Handler) http.Handler, error) {
 func serve(cfg ServerConfig, bulkheadRA string, next http.Handler, w http.ResponseWriter, r *http.Request) {
 	if n, ok := parseAttempt(r.Header[cfg.AttemptCountHeader]); ok {
 		r = r.WithContext(retry.WithIncomingAttempt(r.Context(), n))
+	}
+	if cfg.PriorityHeader != "" {
+		if vs := r.Header[cfg.PriorityHeader]; len(vs) == 1 {
+			if ctx, err := priority.ParseHeader(r.Context(), vs[0]); err == nil && ctx != r.Context() {
+				r = r.WithContext(ctx)
+			}
+		}
 	}
 	ctx := r.Context()
 	if cfg.RateLimiter != nil {

@@ -16,6 +16,7 @@ import (
 
 	"github.com/levee-go/levee"
 	"github.com/levee-go/levee/internal/compose"
+	"github.com/levee-go/levee/priority"
 )
 
 // Defaults of Config.
@@ -74,6 +75,19 @@ type Config struct {
 	// OmitAttemptCount sends no AttemptCountHeader. [false]
 	OmitAttemptCount bool
 
+	// PriorityHeader is the header carrying a request's priority: a request whose context
+	// carries one (priority.WithPriority, priority.WithLevel) is sent with it on every
+	// attempt, as priority.Carried writes it ("critical"; "high/37" for an exact level), so
+	// that a server behind Middleware with the same ServerConfig.PriorityHeader admits or
+	// sheds it at that priority. A request whose header already has the field keeps the
+	// caller's value, and a context without a priority sends nothing. Adding the field costs
+	// a copy of the request's header. ["": priority.DefaultHeaderName, "Levee-Priority"]
+	PriorityHeader string
+
+	// OmitPriority sends no PriorityHeader: for a dependency that must not learn the
+	// priorities of this service's calls. [false]
+	OmitPriority bool
+
 	// MaxBodyBuffer is how many bytes of a failed or refused response's body are read and kept
 	// before the body is closed (see StatusError). [0: DefaultMaxBodyBuffer, 64 KiB; must be in
 	// [0, MaxMaxBodyBuffer]]
@@ -125,6 +139,7 @@ type Transport struct {
 	failure   func(*http.Response) bool
 	keyHeader string
 	attHeader string // "" with OmitAttemptCount
+	priHeader string // "" with OmitPriority
 	retries   bool   // p holds a Retry: every attempt carries attHeader, the first included
 	genKey    bool
 	maxRA     time.Duration
@@ -150,6 +165,9 @@ func NewTransport(next http.RoundTripper, p *levee.Pipeline[*http.Response], cfg
 	if h := cfg.AttemptCountHeader; h != "" && !validHeaderName(h) {
 		return nil, fmt.Errorf("leveehttp: AttemptCountHeader must be a valid header name, got %q", h)
 	}
+	if h := cfg.PriorityHeader; h != "" && !validHeaderName(h) {
+		return nil, fmt.Errorf("leveehttp: PriorityHeader must be a valid header name, got %q", h)
+	}
 	t := &Transport{
 		next: next, p: (*compose.Chain[*http.Response])(p), failure: cfg.Failure, genKey: cfg.GenerateIdempotencyKey,
 		keyHeader: http.CanonicalHeaderKey(cfg.IdempotencyKeyHeader),
@@ -164,6 +182,12 @@ func NewTransport(next http.RoundTripper, p *levee.Pipeline[*http.Response], cfg
 	}
 	if t.keyHeader == "" {
 		t.keyHeader = DefaultIdempotencyKeyHeader
+	}
+	if !cfg.OmitPriority {
+		t.priHeader = http.CanonicalHeaderKey(cfg.PriorityHeader)
+		if t.priHeader == "" {
+			t.priHeader = string(priority.DefaultHeaderName)
+		}
 	}
 	if !cfg.OmitAttemptCount {
 		t.attHeader = http.CanonicalHeaderKey(cfg.AttemptCountHeader)
@@ -214,6 +238,14 @@ func (t *Transport) CloseIdleConnections() {
 // RoundTrip sends req through the pipeline, as described on Transport. It does not modify req;
 // attempts are clones of it.
 func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
+	if t.priHeader != "" && len(req.Header[t.priHeader]) == 0 {
+		if v, ok := priority.Carried(req.Context()); ok {
+			// Every attempt is this shallow copy or a clone of it; req itself is not modified.
+			withPriority := *req
+			withPriority.Header = withHeader(req.Header, t.priHeader, []string{v})
+			req = &withPriority
+		}
+	}
 	c := &call{t: t, req: req}
 	c.open = c.openBuf[:0]
 	hasBody := req.Body != nil && req.Body != http.NoBody

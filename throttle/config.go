@@ -2,6 +2,7 @@ package throttle
 
 import (
 	"fmt"
+	"log/slog"
 	"reflect"
 	"time"
 
@@ -51,6 +52,12 @@ type Config struct {
 	// held, so it must be safe for concurrent use. One that panics fails the call with a
 	// *levee.PanicError (Acquire returns it; nothing is counted).
 	Random func() float64
+
+	// Logger, when set, receives the throttler's local refusals as log/slog records at Debug:
+	// message "throttler call rejected", attributes pattern "throttle", name, event
+	// "CALL_REJECTED" and err, the *ThrottledError the caller received. Nil, the default,
+	// logs nothing and costs nothing.
+	Logger *slog.Logger
 }
 
 // DefaultConfig returns the configuration with every default filled in (Random stays nil,

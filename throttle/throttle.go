@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/levee-go/levee/internal/errmatch"
+	"github.com/levee-go/levee/internal/event"
 	"github.com/levee-go/levee/internal/reject"
 	"github.com/levee-go/levee/internal/safe"
 )
@@ -25,6 +26,7 @@ type Throttler struct {
 	errFull  *ThrottledError
 	matchAny bool // no RecordErrors and no predicate: every error is a rejection
 	record   errmatch.List
+	events   event.Publisher[Event]
 
 	mu      sync.Mutex
 	buckets []counts // ring; buckets[epoch % len] holds epoch's counts
@@ -62,6 +64,7 @@ func New(name string, cfg Config) (*Throttler, error) {
 	if t.random == nil {
 		t.random = rand.Float64
 	}
+	t.subscribeLogger(cfg.Logger)
 	return t, nil
 }
 
@@ -140,10 +143,12 @@ func (t *Throttler) Acquire() (Permit, error) {
 		}
 		if u < p {
 			t.throttled.Add(1)
+			t.publish(EventCallRejected, p, t.errFull)
 			return Permit{}, t.errFull
 		}
 	}
 	t.permitted.Add(1)
+	t.publish(EventCallPermitted, p, nil)
 	return Permit{t: t}, nil
 }
 

@@ -7,8 +7,11 @@
 // The service's work answers in 20 ms up to 8 requests at once and slows in proportion past
 // that (20 ms × n / 8), so it serves about 400 requests a second. The client sends 1,200 a
 // second for 5 s: two thirds from the tenant "globex", one third from "acme"; 10 % critical,
-// 60 % normal, 30 % sheddable, the priority in the Levee-Priority header and the tenant in
-// X-Tenant. The service guards its work with two layers:
+// 60 % normal, 30 % sheddable, the tenant in X-Tenant. The priority travels as levee's
+// adapters carry it: the client puts it in each request's context (priority.WithPriority),
+// leveehttp's Transport sends it in the Levee-Priority header, and leveehttp's Middleware
+// puts it back in the context of the service's handler. The service guards its work with two
+// layers:
 //
 //   - an adaptive.PartitionedLimiter with a partition per tenant, each guaranteed half of 20
 //     requests inside the service: globex, the noisy one, borrows what acme leaves idle and
@@ -33,6 +36,7 @@ import (
 	"time"
 
 	"github.com/levee-go/levee/adaptive"
+	"github.com/levee-go/levee/leveehttp"
 	"github.com/levee-go/levee/priority"
 )
 
@@ -111,16 +115,13 @@ func newService(start time.Time) (*service, error) {
 	return &service{tenants: parts, limiter: l, prio: p, start: start, rep: report{Total: map[cell]counts{}}}, nil
 }
 
-// ServeHTTP reads the priority and the tenant from the headers, then runs the work under both
-// layers: the tenant's share, then the prioritizer and its limiter.
+// ServeHTTP reads the tenant from its header (the priority is in the request's context, put
+// there by leveehttp's Middleware), then runs the work under both layers: the tenant's share,
+// then the prioritizer and its limiter.
 func (s *service) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	ctx, err := priority.ParseHeader(r.Context(), r.Header.Get(string(priority.DefaultHeaderName)))
-	if err != nil {
-		http.Error(w, err.Error(), http.StatusBadRequest)
-		return
-	}
+	var err error
 	tenant := r.Header.Get("X-Tenant")
-	ctx = adaptive.WithPartition(ctx, tenant)
+	ctx := adaptive.WithPartition(r.Context(), tenant)
 	c := cell{tenant, priority.FromContext(ctx)}
 	arrived := time.Now()
 	prioritized := func(ctx context.Context) (struct{}, error) {
@@ -206,10 +207,20 @@ func run(w io.Writer, ln net.Listener, tr *http.Transport, url string) (report, 
 	if err != nil {
 		return report{}, err
 	}
-	srv := &http.Server{Handler: svc}
+	// The Middleware reads the Levee-Priority header (ServerConfig.PriorityHeader's default);
+	// the Transport, with no pipeline of its own here, sends it from each request's context.
+	mw, err := leveehttp.Middleware(leveehttp.ServerConfig{})
+	if err != nil {
+		return report{}, err
+	}
+	lt, err := leveehttp.NewTransport(tr, nil, leveehttp.Config{})
+	if err != nil {
+		return report{}, err
+	}
+	srv := &http.Server{Handler: mw(svc)}
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
-	client := &http.Client{Transport: tr}
+	client := &http.Client{Transport: lt}
 
 	var wg sync.WaitGroup
 	var failMu sync.Mutex
@@ -218,9 +229,9 @@ func run(w io.Writer, ln net.Listener, tr *http.Transport, url string) (report, 
 	for i := range rate * int(duration/time.Second) {
 		tenant, p := request(i)
 		wg.Go(func() {
-			req, err := http.NewRequest(http.MethodGet, url+"/work", nil)
+			ctx := priority.WithPriority(context.Background(), p)
+			req, err := http.NewRequestWithContext(ctx, http.MethodGet, url+"/work", nil)
 			if err == nil {
-				req.Header.Set(string(priority.DefaultHeaderName), p.String())
 				req.Header.Set("X-Tenant", tenant)
 				var resp *http.Response
 				if resp, err = client.Do(req); err == nil {

@@ -3,8 +3,10 @@ package main
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"net"
 	"net/http"
+	"strings"
 	"sync"
 	"testing"
 	"testing/synctest"
@@ -46,8 +48,44 @@ func TestRunUnderThreeTimesOverload(t *testing.T) {
 		}
 		// The work serves about 400 a second: 2,000 in 5 s.
 		assert.InDelta(t, 2000, admitted, 300)
-		assert.Len(t, rep.PerSecond, 5)
-		assert.Contains(t, out.String(), "acme critical")
+
+		// Every second: the requests sent in it counted in it (give or take the few that arrive
+		// just after a second's end, counted in the next), no critical one shed.
+		require.Len(t, rep.PerSecond, 5)
+		for sec, m := range rep.PerSecond {
+			sentIn := map[cell]int{}
+			for i := sec * rate; i < (sec+1)*rate; i++ {
+				tenant, p := request(i)
+				sentIn[cell{tenant, p}]++
+			}
+			for c, n := range sentIn {
+				got := m[c]
+				assert.InDelta(t, n, got.Admitted+got.Shed, 2, "second %d, %v: the requests sent in it", sec+1, c)
+				if c.Priority == priority.Critical {
+					assert.Zero(t, got.Shed, "second %d, %v: critical shed", sec+1, c)
+				}
+			}
+		}
+
+		// The output: a header, a line per second and a line of totals, admitted/shed for
+		// each tenant and priority.
+		lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+		require.Len(t, lines, 7)
+		assert.Equal(t, []string{"sec", "acme", "critical", "acme", "normal", "acme", "sheddable",
+			"globex", "critical", "globex", "normal", "globex", "sheddable", "(admitted/shed)"}, strings.Fields(lines[0]))
+		for i, m := range append(rep.PerSecond, rep.Total) {
+			want := []string{fmt.Sprint(i + 1)}
+			if i == len(rep.PerSecond) {
+				want[0] = "all"
+			}
+			for _, tenant := range tenants {
+				for _, p := range priorities {
+					c := m[cell{tenant, p}]
+					want = append(want, fmt.Sprintf("%d/%d", c.Admitted, c.Shed))
+				}
+			}
+			assert.Equal(t, want, strings.Fields(lines[i+1]), "line %d", i+1)
+		}
 	})
 }
 
