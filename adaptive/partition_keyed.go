@@ -73,7 +73,7 @@ func (l *PartitionedLimiter) acquireKey(ctx context.Context, key string) (Permit
 		keys++
 		if keys > l.maxKeys && l.inFlight >= l.limit {
 			l.keysRefused++
-			return l.refuseLocked(ctx, l.delayKeyed)
+			return l.refuseLocked(ctx, l.delayKeyed, -1)
 		}
 	}
 	inFlight := 0
@@ -83,7 +83,7 @@ func (l *PartitionedLimiter) acquireKey(ctx context.Context, key string) (Permit
 	if ok && l.inFlight >= l.limit && inFlight >= l.keyShareLocked(keys) {
 		l.parts[i].rejected++
 		l.keysRefusedShare++
-		return l.refuseLocked(ctx, l.delayKeyed)
+		return l.refuseLocked(ctx, l.delayKeyed, -1)
 	}
 	if !ok {
 		if n := len(l.free); n > 0 {

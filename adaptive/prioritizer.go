@@ -314,6 +314,10 @@ type PrioritizerMetrics struct {
 	// RejectionRate is the fraction of recent levels the registered limiters' queue calls to
 	// shed, as of the last calibration; the call's own limiter may call for more.
 	RejectionRate float64
+	// Threshold is the rejection threshold at RejectionRate: the lowest level a call that
+	// would queue is not shed at; the levels below it are shed. 0 while nothing is shed; never
+	// above priority.Critical.MinLevel(), since critical calls are never shed.
+	Threshold priority.Level
 	// Priorities are the counts of each priority, Sheddable first.
 	Priorities [priority.Count]PriorityMetrics
 }
@@ -325,6 +329,9 @@ func (p *Prioritizer) Metrics() PrioritizerMetrics {
 		return m
 	}
 	m.RejectionRate = float64(p.shared.Load()) / 1e9
+	for m.Threshold < priority.Critical.MinLevel() && p.shed(m.Threshold, m.RejectionRate) {
+		m.Threshold++
+	}
 	for i := range p.counts {
 		c := &p.counts[i]
 		m.Priorities[i] = PriorityMetrics{
