@@ -40,8 +40,10 @@ type StoreLimiterMetrics struct {
 	// reports one under way.
 	Episodes uint64
 	Degraded bool
-	// Replicas is the number of live replicas last seen in the store (0 until known).
+	// Replicas is the number of live replicas last seen in the store (0 until known);
+	// Replica is this replica's identifier in the store.
 	Replicas int
+	Replica  string
 	// LimitForPeriod is the fleet's limit per cycle, FallbackLimitForPeriod the configured
 	// local share (0: the fleet's limit divided among the replicas).
 	LimitForPeriod, FallbackLimitForPeriod int
@@ -72,6 +74,8 @@ type StoreBreakerMetrics struct {
 	State   circuitbreaker.State
 	Version int64
 	Origin  string
+	// Replica is this replica's identifier, the Origin of the records it publishes.
+	Replica string
 	// Published counts the transitions this replica decided and stored, Adopted those it took
 	// from the store, Conflicts those it lost to another replica's.
 	Published, Adopted, Conflicts uint64
