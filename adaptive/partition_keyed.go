@@ -135,3 +135,12 @@ func (l *PartitionedLimiter) KeyedMetrics() KeyedMetrics {
 		Share: l.keyShareLocked(len(l.keys)), KeysRefused: l.keysRefused, Refused: l.keysRefusedShare,
 	}
 }
+
+// MaxKeys returns KeyedConfig.MaxKeys of a limiter of NewKeyed, the bound on
+// KeyedMetrics.Keys; 0 for one of NewPartitioned or a nil l.
+func (l *PartitionedLimiter) MaxKeys() int {
+	if l == nil || !l.keyed {
+		return 0
+	}
+	return l.maxKeys
+}

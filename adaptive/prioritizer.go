@@ -314,10 +314,6 @@ type PrioritizerMetrics struct {
 	// RejectionRate is the fraction of recent levels the registered limiters' queue calls to
 	// shed, as of the last calibration; the call's own limiter may call for more.
 	RejectionRate float64
-	// Threshold is the rejection threshold at RejectionRate: the lowest level a call that
-	// would queue is not shed at; the levels below it are shed. 0 while nothing is shed; never
-	// above priority.Critical.MinLevel(), since critical calls are never shed.
-	Threshold priority.Level
 	// Priorities are the counts of each priority, Sheddable first.
 	Priorities [priority.Count]PriorityMetrics
 }
@@ -329,9 +325,6 @@ func (p *Prioritizer) Metrics() PrioritizerMetrics {
 		return m
 	}
 	m.RejectionRate = float64(p.shared.Load()) / 1e9
-	for m.Threshold < priority.Critical.MinLevel() && p.shed(m.Threshold, m.RejectionRate) {
-		m.Threshold++
-	}
 	for i := range p.counts {
 		c := &p.counts[i]
 		m.Priorities[i] = PriorityMetrics{
@@ -340,4 +333,21 @@ func (p *Prioritizer) Metrics() PrioritizerMetrics {
 		}
 	}
 	return m
+}
+
+// RejectionThreshold returns the rejection threshold at the rate of the last calibration
+// (PrioritizerMetrics.RejectionRate): the lowest level at which a call that would queue is not
+// shed, the levels below it being shed. It is 0 while nothing is shed, and never above
+// priority.Critical.MinLevel(), since critical calls are never shed (a call's own limiter may
+// call for a higher rate, and so shed more, than the calibrated one). 0 for a nil p.
+func (p *Prioritizer) RejectionThreshold() priority.Level {
+	if p == nil {
+		return 0
+	}
+	r := float64(p.shared.Load()) / 1e9
+	var t priority.Level
+	for t < priority.Critical.MinLevel() && p.shed(t, r) {
+		t++
+	}
+	return t
 }

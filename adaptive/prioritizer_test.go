@@ -195,7 +195,7 @@ func TestPrioritizerThreshold(t *testing.T) {
 		require.NoError(t, err)
 		p.Register(l)
 		ctx := priority.WithLevel(context.Background(), 250)
-		assert.Equal(t, priority.Level(0), p.Metrics().Threshold, "nothing shed")
+		assert.Equal(t, priority.Level(0), p.RejectionThreshold(), "nothing shed")
 		var held []adaptive.Permit
 		for range 2 {
 			pm, err := p.Acquire(ctx, l)
@@ -218,7 +218,7 @@ func TestPrioritizerThreshold(t *testing.T) {
 		assert.ErrorIs(t, err, adaptive.ErrShed)
 		m := p.Metrics()
 		assert.Equal(t, 0.5, m.RejectionRate)
-		assert.Equal(t, priority.Level(250), m.Threshold)
+		assert.Equal(t, priority.Level(250), p.RejectionThreshold())
 		for _, pm := range held {
 			pm.OnIgnore()
 		}

@@ -206,7 +206,7 @@ func (m *Metrics) observeLevee(_ context.Context, o metric.Observer) error {
 			o.ObserveInt64(in.prQueued, pm.Queued, with(p, n, prio))
 		}
 		o.ObserveFloat64(in.prRate, s.RejectionRate, with(p, n))
-		o.ObserveInt64(in.prThreshold, int64(s.Threshold), with(p, n))
+		o.ObserveInt64(in.prThreshold, int64(pr.RejectionThreshold()), with(p, n))
 	}
 	for _, t := range reg.Throttlers() {
 		n, p := t.Name(), registry.Throttler

@@ -82,7 +82,7 @@ func (c *Collector) collectLevee(ch chan<- prometheus.Metric) {
 			s.emit(&famPRQueued, num(pm.Queued), name)
 		}
 		s.emit(&famPRRate, m.RejectionRate)
-		s.emit(&famPRThreshold, float64(m.Threshold))
+		s.emit(&famPRThreshold, float64(p.RejectionThreshold()))
 	}
 	for _, t := range c.reg.Throttlers() {
 		s := c.series(ch, registry.Throttler, t.Name())
