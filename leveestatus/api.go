@@ -33,6 +33,10 @@ func (h *Handler) routes() *http.ServeMux {
 	mux.HandleFunc("GET /details/bulkheads", h.serveBulkheads)
 	mux.HandleFunc("GET /details/ratelimiters", h.serveRateLimiters)
 	mux.HandleFunc("GET /details/timelimiters", h.serveTimeLimiters)
+	for _, k := range leveeKinds {
+		mux.HandleFunc("GET /details/"+k.path, h.serveLeveeKind(k))
+		mux.HandleFunc("GET /details/"+k.path+"/{name}", h.serveLeveeInstance(k))
+	}
 
 	for _, k := range eventKinds {
 		mux.HandleFunc("GET /"+k.path, h.serveEvents(k))
