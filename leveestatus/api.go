@@ -383,6 +383,12 @@ func (h *Handler) instances(p registry.Pattern) []named {
 		for _, v := range h.reg.TimeLimiters() {
 			add(v.Name(), v)
 		}
+	default:
+		for _, k := range leveeKinds {
+			if k.pattern == p {
+				out = k.list(h.reg)
+			}
+		}
 	}
 	return out
 }

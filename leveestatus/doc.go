@@ -119,7 +119,8 @@
 // instance: breakers colored by state (CLOSED green, OPEN red, HALF_OPEN amber, FORCED_OPEN
 // crimson, DISABLED grey, METRICS_ONLY blue) with their failure and slow-call rates against
 // their thresholds and their last transitions, and each instance's calls per second and
-// figures. It follows GET /stream, a text/event-stream that sends a "snapshot" event at once
+// figures, levee's own patterns (adaptive and partitioned limiters, prioritizers, throttlers,
+// keyed families, shared limiters and breakers) among them with their /details/ figures. It follows GET /stream, a text/event-stream that sends a "snapshot" event at once
 // and every SnapshotInterval (1s by default), and a "transition" event followed by a fresh
 // snapshot as soon as a breaker changes state. The page finds the stream by a relative
 // address: mount the handler under a prefix ending with a slash.

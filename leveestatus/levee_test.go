@@ -1,11 +1,14 @@
 package leveestatus_test
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
 	"flag"
+	"io"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"testing"
 	"testing/synctest"
@@ -261,4 +264,43 @@ func TestKeyedEvictionLeavesDetails(t *testing.T) {
 	_, ok := reg.RemoveKeyed("hosts")
 	require.True(t, ok)
 	assert.JSONEq(t, `{"keyed":{}}`, get(t, h, "/details/keyed"))
+}
+
+// The dashboard's stream shows levee's own patterns with their details, their calls counted
+// from their own counters.
+func TestStreamShowsLeveePatterns(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		reg := registry.New()
+		th, err := throttle.New("inventory", throttle.Config{})
+		require.NoError(t, err)
+		require.NoError(t, reg.AddThrottler(th))
+		for range 3 {
+			_, err := throttle.Execute(context.Background(), th, func(context.Context) (int, error) { return 1, nil })
+			require.NoError(t, err)
+		}
+		require.NoError(t, reg.AddSharedCircuitBreaker(fakeStoreBreaker{}))
+		h, err := leveestatus.NewHandler(reg)
+		require.NoError(t, err)
+		defer h.Close()
+
+		pr, pw := io.Pipe()
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			h.ServeHTTP(&pipeWriter{hdr: http.Header{}, w: pw}, httptest.NewRequestWithContext(ctx, http.MethodGet, "/stream", nil))
+			_ = pw.Close()
+		}()
+		e := readEvent(t, bufio.NewReader(pr))
+		assert.Equal(t, "snapshot", e.event)
+		assert.JSONEq(t, `{"time":"`+t0+`","instances":[
+			{"pattern":"throttle","name":"inventory","callsPerSecond":0,"calls":3,"details":{"k":2,"windowInMs":120000,
+				"requests":3,"accepts":3,"rejectionProbability":0,"permittedCalls":3,"throttledCalls":0}},
+			{"pattern":"sharedcircuitbreaker","name":"payments","callsPerSecond":0,"calls":0,"details":{"state":"OPEN",
+				"version":7,"origin":"host-b:34","replica":"host-a:12","published":2,"adopted":5,"conflicts":1,
+				"storeErrors":3,"localDecisions":1,"trialRefusals":4,"storeAvailable":true}}]}`, e.data)
+		cancel()
+		_ = pr.Close()
+		<-done
+	})
 }

@@ -337,3 +337,44 @@ func (h *Handler) serveLeveeInstance(k leveeKind) http.HandlerFunc {
 		writeError(w, r, http.StatusNotFound, notFound(k.pattern, name))
 	}
 }
+
+// leveeDetails is details for levee's own patterns: the details of /details/ and the calls
+// their own counters count (admitted and refused), for the dashboard's calls per second.
+func leveeDetails(inst any, counted int64) (details any, state string, calls int64) {
+	switch v := inst.(type) {
+	case *adaptive.Limiter:
+		d := adaptiveLimiterView(v)
+		return d, "", int64(d.PermittedCalls + d.RejectedCalls)
+	case *adaptive.PartitionedLimiter:
+		d := partitionedLimiterView(v)
+		var n uint64
+		for _, p := range d.Partitions {
+			n += p.PermittedCalls + p.RejectedCalls
+		}
+		if d.Keyed != nil { // a NewKeyed limiter counts no admissions: the dashboard counts none
+			return d, "", counted
+		}
+		return d, "", int64(n)
+	case *adaptive.Prioritizer:
+		d := prioritizerView(v)
+		var n uint64
+		for _, p := range d.Priorities {
+			n += p.AdmittedCalls + p.ShedCalls + p.RejectedCalls
+		}
+		return d, "", int64(n)
+	case *throttle.Throttler:
+		d := throttlerView(v)
+		return d, "", int64(d.PermittedCalls + d.ThrottledCalls)
+	case *registry.KeyedFamily:
+		d := keyedView(v)
+		return d, "", int64(d.Hits + d.Misses)
+	case registry.StoreLimiter:
+		d := sharedRateLimiterView(v)
+		c := d.Decisions
+		return d, "", int64(c.Permitted + c.Refused + c.StoreRefused + c.LocalPermitted + c.LocalRefused +
+			c.FailOpenPermitted + c.FailClosedRefused)
+	case registry.StoreBreaker:
+		return sharedCircuitBreakerView(v), "", counted
+	}
+	return nil, "", counted
+}
