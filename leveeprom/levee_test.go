@@ -12,6 +12,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
+	"github.com/prometheus/common/expfmt"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -200,7 +201,7 @@ func TestLeveeFamiliesGolden(t *testing.T) {
 			require.NoError(t, err)
 			var b strings.Builder
 			for _, mf := range mfs {
-				_, err := expfmtWrite(&b, mf)
+				_, err := expfmt.MetricFamilyToText(&b, mf)
 				require.NoError(t, err)
 			}
 			require.NoError(t, os.WriteFile("testdata/levee.prom", []byte(b.String()), 0o644))
