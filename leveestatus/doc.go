@@ -32,6 +32,7 @@
 //	GET  /details/keyed[/{name}]                  {"keyed":{...}}
 //	GET  /details/sharedratelimiters[/{name}]     {"sharedRateLimiters":{...}}
 //	GET  /details/sharedcircuitbreakers[/{name}]  {"sharedCircuitBreakers":{...}}
+//	GET  /details/adaptivelimiterevents[/{name}[/{eventType}]]  {"adaptiveLimiterEvents":[...]}
 //
 // A breaker's details carry the fields of Resilience4j's CircuitBreakerDetails —
 // failureRate, failureRateThreshold, slowCallRate, slowCallRateThreshold, bufferedCalls,
@@ -66,7 +67,10 @@
 // kind, storeFailures, breakerRejections, fallbackEpisodes, degraded, replicas, replica); and
 // shared circuit breakers (state, version and origin of the shared record, replica,
 // published, adopted, conflicts, storeErrors, localDecisions, trialRefusals, storeAvailable).
-// Counters count since the instance was created.
+// Counters count since the instance was created. An adaptive limiter's events (CALL_PERMITTED,
+// CALL_REJECTED, LIMIT_CHANGED) are kept as the other patterns' and listed under
+// /details/adaptivelimiterevents as {adaptiveLimiterName, type, creationTime}, and limit, the
+// new limit, for LIMIT_CHANGED.
 //
 // Events have the fields of Resilience4j's event DTOs (circuitBreakerName, type,
 // creationTime, errorMessage, durationInMs, stateTransition; retryName, numberOfAttempts;

@@ -304,3 +304,39 @@ func TestStreamShowsLeveePatterns(t *testing.T) {
 		<-done
 	})
 }
+
+// An adaptive limiter's events are kept and listed as the other patterns'.
+func TestAdaptiveLimiterEvents(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		reg := registry.New()
+		h, err := leveestatus.NewHandler(reg)
+		require.NoError(t, err)
+		defer h.Close()
+		l, err := adaptive.New("api", fixedLimit(1))
+		require.NoError(t, err)
+		require.NoError(t, reg.AddAdaptiveLimiter(l))
+		p, err := l.Acquire(context.Background())
+		require.NoError(t, err)
+		_, err = l.Acquire(context.Background())
+		require.ErrorIs(t, err, adaptive.ErrLimitExceeded)
+		p.OnSuccess()
+		ev := func(typ string) string {
+			return `{"adaptiveLimiterName":"api","type":"` + typ + `","creationTime":"` + t0 + `"}`
+		}
+		assert.JSONEq(t, `{"adaptiveLimiterEvents":[`+ev("CALL_PERMITTED")+`,`+ev("CALL_REJECTED")+`]}`,
+			get(t, h, "/details/adaptivelimiterevents"))
+		assert.JSONEq(t, `{"adaptiveLimiterEvents":[`+ev("CALL_REJECTED")+`]}`,
+			get(t, h, "/details/adaptivelimiterevents/api/call_rejected"))
+		aimd, err := adaptive.New("aimd", adaptive.Config{Algorithm: adaptive.AIMD, InitialLimit: 10})
+		require.NoError(t, err)
+		require.NoError(t, reg.AddAdaptiveLimiter(aimd))
+		p, err = aimd.Acquire(context.Background())
+		require.NoError(t, err)
+		p.OnDropped() // AIMD backs off: 10 × 0.9
+		assert.JSONEq(t, `{"adaptiveLimiterEvents":[{"adaptiveLimiterName":"aimd","type":"LIMIT_CHANGED","creationTime":"`+t0+`","limit":9}]}`,
+			get(t, h, "/details/adaptivelimiterevents/aimd/LIMIT_CHANGED"))
+		code, _, body := do(t, h, http.MethodGet, "/details/adaptivelimiterevents/nope", "")
+		assert.Equal(t, http.StatusNotFound, code)
+		assert.Contains(t, body, `leveestatus: no adaptive named \"nope\"`)
+	})
+}
