@@ -27,8 +27,8 @@ import (
 
 var update = flag.Bool("update", false, "rewrite testdata/levee.txt")
 
-// flatten writes every data point of levee's own instruments as one line
-// "instrument{key=value,...} value", sorted, the attributes in key order.
+// flatten writes every levee instrument's unit and description, and every data point of it as
+// one line "instrument{key=value,...} value", sorted, the attributes in key order.
 func flatten(got map[string]metricdata.Metrics) string {
 	var lines []string
 	add := func(name string, set attribute.Set, v any) {
@@ -38,6 +38,7 @@ func flatten(got map[string]metricdata.Metrics) string {
 		if !strings.HasPrefix(name, "levee.") {
 			continue
 		}
+		lines = append(lines, fmt.Sprintf("%s unit=%q description=%q", name, m.Unit, m.Description))
 		switch d := m.Data.(type) {
 		case metricdata.Gauge[int64]:
 			for _, p := range d.DataPoints {
