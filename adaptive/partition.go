@@ -88,6 +88,7 @@ type partitionState struct {
 	Partition
 	limit               int
 	inFlight            int
+	delayed             int
 	permitted, rejected uint64
 }
 
@@ -240,15 +241,20 @@ func (l *PartitionedLimiter) AcquirePartition(ctx context.Context, partition str
 		return permit, nil
 	}
 	p.rejected++
-	return l.refuseLocked(ctx, p.RejectionDelay)
+	return l.refuseLocked(ctx, p.RejectionDelay, i)
 }
 
 // refuseLocked unlocks l.mu, waits out delay if the bound on delayed callers allows, and
 // returns the rejection.
-func (l *PartitionedLimiter) refuseLocked(ctx context.Context, d time.Duration) (Permit, error) {
+// part is the index of the caller's partition in l.parts, counted in its Delayed, or -1 (a
+// key of NewKeyed, whose partitions are not listed).
+func (l *PartitionedLimiter) refuseLocked(ctx context.Context, d time.Duration, part int) (Permit, error) {
 	delay := d > 0 && l.delayed < l.cfg.MaxDelayedCalls
 	if delay {
 		l.delayed++
+		if part >= 0 {
+			l.parts[part].delayed++
+		}
 	}
 	l.mu.Unlock()
 	if delay {
@@ -260,6 +266,9 @@ func (l *PartitionedLimiter) refuseLocked(ctx context.Context, d time.Duration) 
 		}
 		l.mu.Lock()
 		l.delayed--
+		if part >= 0 {
+			l.parts[part].delayed--
+		}
 		l.mu.Unlock()
 	}
 	return Permit{}, l.fullErr
@@ -307,15 +316,27 @@ type PartitionMetrics struct {
 	InFlight int
 	// Permitted and Rejected count its admissions and refusals since NewPartitioned.
 	Permitted, Rejected uint64
+	// Delayed is the number of its refused callers waiting out its RejectionDelay now, the
+	// partition's queue: a partitioned limiter queues no caller for a permit.
+	Delayed int
 }
 
 // PartitionedMetrics is a snapshot of a partitioned limiter.
 type PartitionedMetrics struct {
 	// Limit is the total limit, InFlight the calls of all partitions holding a permit.
 	Limit, InFlight int
-	// Partitions are the partitions in the order of the config, the implicit one last.
+	// Delayed is the number of refused callers waiting out a RejectionDelay now, of every
+	// partition (or key).
+	Delayed int
+	// Partitions are the partitions in the order of the config, the implicit one last. For a
+	// limiter of NewKeyed they are the keys with calls in flight and unused slots: read
+	// KeyedMetrics instead (see IsKeyed).
 	Partitions []PartitionMetrics
 }
+
+// IsKeyed reports whether l was made by NewKeyed (a partition per key) rather than
+// NewPartitioned; false for a nil l.
+func (l *PartitionedLimiter) IsKeyed() bool { return l != nil && l.keyed }
 
 // Metrics returns a snapshot of l (it allocates the Partitions slice), or the zero value for
 // a nil l.
@@ -325,11 +346,11 @@ func (l *PartitionedLimiter) Metrics() PartitionedMetrics {
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	m := PartitionedMetrics{Limit: l.limit, InFlight: l.inFlight, Partitions: make([]PartitionMetrics, len(l.parts))}
+	m := PartitionedMetrics{Limit: l.limit, InFlight: l.inFlight, Delayed: l.delayed, Partitions: make([]PartitionMetrics, len(l.parts))}
 	for i, p := range l.parts {
 		m.Partitions[i] = PartitionMetrics{
 			Name: p.Name, Share: p.Share, Limit: p.limit, InFlight: p.inFlight,
-			Permitted: p.permitted, Rejected: p.rejected,
+			Permitted: p.permitted, Rejected: p.rejected, Delayed: p.delayed,
 		}
 	}
 	return m

@@ -73,7 +73,7 @@ func (l *PartitionedLimiter) acquireKey(ctx context.Context, key string) (Permit
 		keys++
 		if keys > l.maxKeys && l.inFlight >= l.limit {
 			l.keysRefused++
-			return l.refuseLocked(ctx, l.delayKeyed)
+			return l.refuseLocked(ctx, l.delayKeyed, -1)
 		}
 	}
 	inFlight := 0
@@ -83,7 +83,7 @@ func (l *PartitionedLimiter) acquireKey(ctx context.Context, key string) (Permit
 	if ok && l.inFlight >= l.limit && inFlight >= l.keyShareLocked(keys) {
 		l.parts[i].rejected++
 		l.keysRefusedShare++
-		return l.refuseLocked(ctx, l.delayKeyed)
+		return l.refuseLocked(ctx, l.delayKeyed, -1)
 	}
 	if !ok {
 		if n := len(l.free); n > 0 {
@@ -134,4 +134,13 @@ func (l *PartitionedLimiter) KeyedMetrics() KeyedMetrics {
 		Limit: l.limit, InFlight: l.inFlight, Keys: len(l.keys),
 		Share: l.keyShareLocked(len(l.keys)), KeysRefused: l.keysRefused, Refused: l.keysRefusedShare,
 	}
+}
+
+// MaxKeys returns KeyedConfig.MaxKeys of a limiter of NewKeyed, the bound on
+// KeyedMetrics.Keys; 0 for one of NewPartitioned or a nil l.
+func (l *PartitionedLimiter) MaxKeys() int {
+	if l == nil || !l.keyed {
+		return 0
+	}
+	return l.maxKeys
 }

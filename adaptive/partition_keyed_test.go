@@ -114,3 +114,19 @@ func TestKeyedFairShareProperty(t *testing.T) {
 		}
 	})
 }
+
+func TestPartitionedMaxKeys(t *testing.T) {
+	k, err := adaptive.NewKeyed("tenants", adaptive.KeyedConfig{MaxKeys: 3})
+	require.NoError(t, err)
+	assert.Equal(t, 3, k.MaxKeys())
+	assert.True(t, k.IsKeyed())
+	p, err := adaptive.NewPartitioned("tenants", adaptive.PartitionedConfig{})
+	require.NoError(t, err)
+	assert.Zero(t, p.MaxKeys())
+	assert.False(t, p.IsKeyed())
+	var nl *adaptive.PartitionedLimiter
+	assert.Zero(t, nl.MaxKeys())
+	assert.False(t, nl.IsKeyed())
+	var np *adaptive.Prioritizer
+	assert.Zero(t, np.RejectionThreshold())
+}

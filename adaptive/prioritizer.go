@@ -347,3 +347,20 @@ func (p *Prioritizer) Metrics() PrioritizerMetrics {
 	}
 	return m
 }
+
+// RejectionThreshold returns the rejection threshold at the rate of the last calibration
+// (PrioritizerMetrics.RejectionRate): the lowest level at which a call that would queue is not
+// shed, the levels below it being shed. It is 0 while nothing is shed, and never above
+// priority.Critical.MinLevel(), since critical calls are never shed (a call's own limiter may
+// call for a higher rate, and so shed more, than the calibrated one). 0 for a nil p.
+func (p *Prioritizer) RejectionThreshold() priority.Level {
+	if p == nil {
+		return 0
+	}
+	r := float64(p.shared.Load()) / 1e9
+	var t priority.Level
+	for t < priority.Critical.MinLevel() && p.shed(t, r) {
+		t++
+	}
+	return t
+}

@@ -184,3 +184,46 @@ func TestPrioritizerNilAndAllocations(t *testing.T) {
 	assert.Zero(t, testing.AllocsPerRun(100, func() { _, _ = adaptive.ExecutePrioritized(ctx, p, l, ok) }))
 	assert.Equal(t, uint64(102), p.Metrics().Priorities[priority.High].Admitted)
 }
+
+// The rejection threshold is the lowest level not shed at the calibrated rate: with every
+// call seen at level 250 and 3 callers queued at a limit of 2 (rate 0.5), the levels below
+// 250 are shed.
+func TestPrioritizerThreshold(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		l := newLimiter(t, adaptive.Config{InitialLimit: 2, MinLimit: 2, MaxLimit: 2, MaxQueued: 10, MaxWaitDuration: time.Hour})
+		p, err := adaptive.NewPrioritizer("service", adaptive.PrioritizerConfig{CalibrationInterval: time.Second})
+		require.NoError(t, err)
+		p.Register(l)
+		ctx := priority.WithLevel(context.Background(), 250)
+		assert.Equal(t, priority.Level(0), p.RejectionThreshold(), "nothing shed")
+		var held []adaptive.Permit
+		for range 2 {
+			pm, err := p.Acquire(ctx, l)
+			require.NoError(t, err)
+			held = append(held, pm)
+		}
+		done := make(chan error, 3)
+		for range 3 {
+			go func() {
+				pm, err := p.Acquire(ctx, l)
+				if err == nil {
+					pm.OnIgnore()
+				}
+				done <- err
+			}()
+		}
+		synctest.Wait()
+		time.Sleep(time.Second)
+		_, err = p.Acquire(priority.WithLevel(context.Background(), 10), l) // calibrates, then is shed
+		assert.ErrorIs(t, err, adaptive.ErrShed)
+		m := p.Metrics()
+		assert.Equal(t, 0.5, m.RejectionRate)
+		assert.Equal(t, priority.Level(250), p.RejectionThreshold())
+		for _, pm := range held {
+			pm.OnIgnore()
+		}
+		for range 3 {
+			assert.NoError(t, <-done)
+		}
+	})
+}

@@ -43,6 +43,51 @@
 //	resilience4j.ratelimiter.waiting_threads            Int64ObservableGauge    {goroutine}
 //	resilience4j.timelimiter.calls                      Int64ObservableCounter  {call}        kind: successful, failed, timeout
 //
+// The patterns Resilience4j has none of have instruments of their own, named in the same
+// style under levee. (one callback reads them all at collection time; their extra attributes
+// are bounded: partition names of the config, the five priority names, and per-key
+// attributes only for a registry.KeyedFamily made with PerKeySeries, whose MaxKeys is at most
+// registry.MaxPerKeySeries; an evicted key's data points are gone from the next collection):
+//
+//	levee.adaptive.limit, .limit.estimate, .in_flight.calls, .queue.depth  gauges of an adaptive.Limiter
+//	levee.adaptive.calls                                counter  {call}  kind: permitted, rejected, dropped
+//	levee.adaptive.no_load_latency                      gauge    s       Vegas's no-load latency, else the lowest latency
+//	levee.adaptive.short_rtt, .long_rtt                 gauges   s       of a Gradient2 limiter
+//	levee.adaptive.probing                              gauge            of a Vegas limiter: 1 during a probe
+//	levee.adaptive.algorithm.info                       gauge            algorithm: vegas, aimd, gradient2; 1
+//	levee.adaptive.partitioned.limit, .in_flight.calls, .delayed.calls   gauges of an adaptive.PartitionedLimiter
+//	levee.adaptive.partition.limit, .share, .in_flight.calls, .delayed.calls  gauges, partition (NewPartitioned)
+//	levee.adaptive.partition.calls                      counter  {call}  partition; kind: permitted, rejected
+//	levee.adaptive.keyed.keys, .key_limit               gauges of a NewKeyed limiter
+//	levee.adaptive.keyed.rejected.calls                 counter  {call}  kind: max_keys, share
+//	levee.prioritizer.calls                             counter  {call}  priority; kind: admitted, shed, rejected
+//	levee.prioritizer.queued.calls                      gauge    {call}  priority
+//	levee.prioritizer.rejection.rate, .rejection.threshold  gauges: fraction of levels shed (0–1), lowest level not shed
+//	levee.throttle.window.requests, .window.accepts     gauges   {request}
+//	levee.throttle.calls                                counter  {call}  kind: permitted, throttled
+//	levee.throttle.rejection.probability                gauge            0–1
+//	levee.keyed.keys, .max_keys                         gauges   {key}   of a registry.KeyedFamily
+//	levee.keyed.lookups, .creations, .evictions         counters         kind: hit, miss; successful, failed; capacity, idle, removed
+//	levee.keyed.refused.keys                            counter  {key}   new keys refused, every key protected
+//	levee.keyed.circuitbreakers                         gauge            state; breakers of the family in it
+//	levee.keyed.circuitbreaker.state                    gauge            PerKeySeries: key, state; 1 for the current state
+//	levee.keyed.adaptive.limit, .adaptive.in_flight.calls  gauges        PerKeySeries: key
+//	levee.ratelimiter.store.decisions                   counter          of a registry.StoreLimiter; kind: permitted, refused,
+//	                                                                     store_refused, local_permitted, local_refused,
+//	                                                                     fail_open_permitted, fail_closed_refused
+//	levee.ratelimiter.store.errors                      counter          kind: failed, not_permitted
+//	levee.ratelimiter.store.fallback.episodes           counter
+//	levee.ratelimiter.store.degraded, .replicas, .limit_for_period, .fallback_limit_for_period,
+//	.available_permissions, .waiting_threads            gauges
+//	levee.circuitbreaker.store.record.state             gauge            of a registry.StoreBreaker; state: 1 for the record's
+//	levee.circuitbreaker.store.record.version           gauge
+//	levee.circuitbreaker.store.record.info              gauge            origin, replica; 1
+//	levee.circuitbreaker.store.transitions              counter          kind: published, adopted, conflict
+//	levee.circuitbreaker.store.errors, .local_decisions, .trial_refusals  counters
+//	levee.circuitbreaker.store.available                gauge            1 while the store answers
+//
+// Through the Prometheus exporter they become leveeprom's levee_ series of the same names.
+//
 // Through OpenTelemetry's Prometheus exporter they become Micrometer's series:
 // resilience4j_circuitbreaker_calls_seconds_bucket, _sum and _count (no _max),
 // resilience4j_circuitbreaker_not_permitted_calls_total, resilience4j_circuitbreaker_failure_rate

@@ -87,6 +87,8 @@ type Metrics struct {
 	inst  instruments
 
 	callback metric.Registration
+	levee    *leveeInstruments
+	leveeCB  metric.Registration
 	unsubReg func()
 
 	mu       sync.Mutex
@@ -189,6 +191,8 @@ func New(reg *registry.Registry, opts ...Option) (*Metrics, error) {
 	in.rlAvailable = gauge("resilience4j.ratelimiter.available.permissions", "The number of available permissions", "{permission}")
 	in.rlWaiting = gauge("resilience4j.ratelimiter.waiting_threads", "The number of waiting threads", "{goroutine}")
 	in.tlCalls = counter("resilience4j.timelimiter.calls", "The number of successful calls")
+	var leveeObservables []metric.Observable
+	m.levee, leveeObservables = newLeveeInstruments(meter, keep)
 	if len(errs) > 0 {
 		return nil, fmt.Errorf("leveeotel: creating the instruments: %w", errors.Join(errs...))
 	}
@@ -199,6 +203,11 @@ func New(reg *registry.Registry, opts ...Option) (*Metrics, error) {
 		in.wpQueueDepth, in.wpQueueCapacity, in.wpSize, in.wpMaxSize, in.wpCoreSize, in.wpActive, in.wpAvailable,
 		in.rlAvailable, in.rlWaiting, in.tlCalls)
 	if err != nil {
+		return nil, fmt.Errorf("leveeotel: registering the callback: %w", err)
+	}
+	m.leveeCB, err = meter.RegisterCallback(m.observeLevee, leveeObservables...)
+	if err != nil {
+		_ = m.callback.Unregister()
 		return nil, fmt.Errorf("leveeotel: registering the callback: %w", err)
 	}
 
@@ -243,7 +252,7 @@ func (m *Metrics) Close() error {
 
 		// Neither is called under m.mu: the SDK calls observe, and the registry calls
 		// onRegistryEvent, with their own locks held, and both take m.mu.
-		if err := m.callback.Unregister(); err != nil {
+		if err := errors.Join(m.callback.Unregister(), m.leveeCB.Unregister()); err != nil {
 			m.closeErr = fmt.Errorf("leveeotel: unregistering the callback: %w", err)
 		}
 		m.unsubReg()

@@ -45,6 +45,75 @@
 //	resilience4j_ratelimiter_waiting_threads                gauge: callers (goroutines) waiting
 //	resilience4j_timelimiter_calls_total{kind}              counter: successful, failed, timeout
 //
+// # levee's own families
+//
+// The patterns Resilience4j has none of get families of their own, named in the same style
+// with the prefix levee_ (the constants of families_levee.go). Label values are bounded: a
+// partition is one of the config's (the implicit one has partition=""), a priority one of
+// the five names (sheddable, low, normal, high, critical), and a keyed family exports
+// figures for its whole set of keys, never one series per key, unless it was made with
+// registry.KeyedFamilyConfig.PerKeySeries, which needs MaxKeys of at most
+// registry.MaxPerKeySeries; a key's series then leave with the key, at the next scrape
+// after its eviction.
+//
+//	levee_adaptive_limit, _limit_estimate, _in_flight_calls, _queue_depth
+//	                                                        gauges of an adaptive.Limiter (the limit, the
+//	                                                        algorithm's estimate before truncation)
+//	levee_adaptive_calls_total{kind}                        counter: permitted, rejected, dropped
+//	levee_adaptive_no_load_latency_seconds                  gauge: the baseline (Vegas's no-load latency,
+//	                                                        else the lowest latency measured)
+//	levee_adaptive_short_rtt_seconds, _long_rtt_seconds     gauges of a Gradient2 limiter
+//	levee_adaptive_probing                                  gauge of a Vegas limiter: 1 during a probe
+//	levee_adaptive_algorithm_info{algorithm}                1, algorithm vegas, aimd or gradient2
+//	levee_adaptive_partitioned_limit, _in_flight_calls, _delayed_calls
+//	                                                        gauges of an adaptive.PartitionedLimiter
+//	levee_adaptive_partition_limit{partition}, _share{partition}, _in_flight_calls{partition},
+//	_delayed_calls{partition}                               gauges per partition (NewPartitioned): its share
+//	                                                        of the limit in calls, its configured share
+//	                                                        (0–1), its calls holding a permit, its refused
+//	                                                        callers waiting out its RejectionDelay
+//	levee_adaptive_partition_calls_total{partition,kind}    counter: permitted, rejected
+//	levee_adaptive_keyed_keys, _key_limit                   gauges of a NewKeyed limiter: keys in flight,
+//	                                                        each key's share in calls
+//	levee_adaptive_keyed_rejected_calls_total{kind}         counter: max_keys, share
+//	levee_prioritizer_calls_total{priority,kind}            counter: admitted, shed, rejected
+//	levee_prioritizer_queued_calls{priority}                gauge: calls waiting at a limiter
+//	levee_prioritizer_rejection_rate                        gauge: fraction of recent levels shed, 0–1
+//	levee_prioritizer_rejection_threshold                   gauge: the lowest level not shed (0–500)
+//	levee_throttle_window_requests, _window_accepts         gauges: counts within the throttle's window
+//	levee_throttle_calls_total{kind}                        counter: permitted, throttled (local rejections)
+//	levee_throttle_rejection_probability                    gauge: 0–1
+//	levee_keyed_keys, levee_keyed_max_keys                  gauges of a registry.KeyedFamily
+//	levee_keyed_lookups_total{kind}                         counter: hit, miss
+//	levee_keyed_creations_total{kind}                       counter: successful, failed
+//	levee_keyed_evictions_total{kind}                       counter: capacity, idle, removed
+//	levee_keyed_refused_keys_total                          counter: new keys refused, every key protected
+//	levee_keyed_circuitbreakers{state}                      gauge: breakers of the family in each state
+//	levee_keyed_circuitbreaker_state{key,state}             PerKeySeries: 1 for a key's breaker's state
+//	levee_keyed_adaptive_limit{key}, _in_flight_calls{key}  PerKeySeries: a key's adaptive.Limiter
+//	levee_ratelimiter_store_decisions_total{kind}           counter of a registry.StoreLimiter: permitted,
+//	                                                        refused (by the store), store_refused,
+//	                                                        local_permitted, local_refused,
+//	                                                        fail_open_permitted, fail_closed_refused
+//	levee_ratelimiter_store_errors_total{kind}              counter: failed, not_permitted (store breaker)
+//	levee_ratelimiter_store_fallback_episodes_total         counter: episodes of unavailability
+//	levee_ratelimiter_store_degraded, _replicas, _limit_for_period, _fallback_limit_for_period,
+//	_available_permissions, _waiting_threads                gauges
+//	levee_circuitbreaker_store_record_state{state}          gauge of a registry.StoreBreaker: 1 for the
+//	                                                        shared record's state
+//	levee_circuitbreaker_store_record_version               gauge: the shared record's version
+//	levee_circuitbreaker_store_record_info{origin,replica}  1: the replica that decided the record, and
+//	                                                        this one
+//	levee_circuitbreaker_store_transitions_total{kind}      counter: published, adopted, conflict
+//	levee_circuitbreaker_store_errors_total, _local_decisions_total, _trial_refusals_total
+//	                                                        counters
+//	levee_circuitbreaker_store_available                    gauge: 1 while the store answers
+//
+// The local breakers of the shared patterns (leveeredis's store breaker, a shared breaker's
+// local breaker) are ordinary breakers: add them with registry.Registry.AddCircuitBreaker
+// and they report under resilience4j_circuitbreaker_* with their own names. The tag keys may
+// not be partition, priority, key, algorithm, origin or replica, the labels of these families.
+//
 // Like Resilience4j's, the rates are percentages with a -1 sentinel rather than Prometheus'
 // 0–1 ratios, and two gauges of the thread-pool bulkhead end in _count, a suffix Prometheus
 // reserves for histograms and summaries (promlint reports them); the names are kept so that
@@ -165,6 +234,10 @@ func checkTagKeys(keys []string) error {
 			k == labelName || k == labelKind || k == labelState {
 			return fmt.Errorf("leveeprom: tag key must be a label name ([a-zA-Z_][a-zA-Z0-9_]*, "+
 				"not starting with __, not name, kind or state), got %q", k)
+		}
+		if slices.Contains(reservedLabels, k) {
+			return fmt.Errorf("leveeprom: tag key must not be a label of levee's own families (%s), got %q",
+				strings.Join(reservedLabels, ", "), k)
 		}
 		if slices.Contains(keys[:i], k) {
 			return fmt.Errorf("leveeprom: tag key must be given once, got %q twice", k)
@@ -294,6 +367,7 @@ func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 	}
 	c.collectCircuitBreakers(ch)
 	c.collectOthers(ch)
+	c.collectLevee(ch)
 }
 
 // series emits the metrics of one instance: name and tag values are fixed, the extra label

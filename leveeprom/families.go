@@ -42,33 +42,34 @@ type family struct {
 	name, help string
 	extra      string
 	typ        prometheus.ValueType // of the constant metrics sent; a summary's is unused
+	more       []string             // labels after extra, for levee's own families
 }
 
 // The families, in the order Describe sends them. The HELP texts are Resilience4j's
 // descriptions; where Resilience4j describes each kind of a family apart, the text is the one
 // of the kind it registers first, which is the one Micrometer's Prometheus registry shows.
 var (
-	famState        = family{CircuitBreakerState, "The states of the circuit breaker", labelState, prometheus.GaugeValue}
-	famCalls        = family{CircuitBreakerCalls, "Total number of successful calls", labelKind, prometheus.UntypedValue}
-	famCallsMax     = family{CircuitBreakerCallsMax, "Total number of successful calls", labelKind, prometheus.GaugeValue}
-	famNotPermitted = family{CircuitBreakerNotPermittedCalls, "Total number of not permitted calls", labelKind, prometheus.CounterValue}
-	famBuffered     = family{CircuitBreakerBufferedCalls, "The number of buffered failed calls stored in the ring buffer", labelKind, prometheus.GaugeValue}
-	famSlow         = family{CircuitBreakerSlowCalls, "The number of slow successful which were slower than a certain threshold", labelKind, prometheus.GaugeValue}
-	famFailureRate  = family{CircuitBreakerFailureRate, "The failure rate of the circuit breaker", "", prometheus.GaugeValue}
-	famSlowCallRate = family{CircuitBreakerSlowCallRate, "The slow call of the circuit breaker", "", prometheus.GaugeValue}
-	famRetryCalls   = family{RetryCalls, "The number of successful calls without a retry attempt", labelKind, prometheus.CounterValue}
-	famBHAvailable  = family{BulkheadAvailableConcurrentCalls, "The number of available permissions", "", prometheus.GaugeValue}
-	famBHMax        = family{BulkheadMaxAllowedConcurrentCalls, "The maximum number of available permissions", "", prometheus.GaugeValue}
-	famWPQueueDepth = family{BulkheadQueueDepth, "The queue depth", "", prometheus.GaugeValue}
-	famWPQueueCap   = family{BulkheadQueueCapacity, "The queue capacity", "", prometheus.GaugeValue}
-	famWPSize       = family{BulkheadThreadPoolSize, "The thread pool size", "", prometheus.GaugeValue}
-	famWPMaxSize    = family{BulkheadMaxThreadPoolSize, "The maximum thread pool size", "", prometheus.GaugeValue}
-	famWPCoreSize   = family{BulkheadCoreThreadPoolSize, "The core thread pool size", "", prometheus.GaugeValue}
-	famWPActive     = family{BulkheadActiveThreadCount, "The number of active threads", "", prometheus.GaugeValue}
-	famWPAvailable  = family{BulkheadAvailableThreadCount, "The number of available threads", "", prometheus.GaugeValue}
-	famRLAvailable  = family{RateLimiterAvailablePermissions, "The number of available permissions", "", prometheus.GaugeValue}
-	famRLWaiting    = family{RateLimiterWaitingThreads, "The number of waiting threads", "", prometheus.GaugeValue}
-	famTLCalls      = family{TimeLimiterCalls, "The number of successful calls", labelKind, prometheus.CounterValue}
+	famState        = family{CircuitBreakerState, "The states of the circuit breaker", labelState, prometheus.GaugeValue, nil}
+	famCalls        = family{CircuitBreakerCalls, "Total number of successful calls", labelKind, prometheus.UntypedValue, nil}
+	famCallsMax     = family{CircuitBreakerCallsMax, "Total number of successful calls", labelKind, prometheus.GaugeValue, nil}
+	famNotPermitted = family{CircuitBreakerNotPermittedCalls, "Total number of not permitted calls", labelKind, prometheus.CounterValue, nil}
+	famBuffered     = family{CircuitBreakerBufferedCalls, "The number of buffered failed calls stored in the ring buffer", labelKind, prometheus.GaugeValue, nil}
+	famSlow         = family{CircuitBreakerSlowCalls, "The number of slow successful which were slower than a certain threshold", labelKind, prometheus.GaugeValue, nil}
+	famFailureRate  = family{CircuitBreakerFailureRate, "The failure rate of the circuit breaker", "", prometheus.GaugeValue, nil}
+	famSlowCallRate = family{CircuitBreakerSlowCallRate, "The slow call of the circuit breaker", "", prometheus.GaugeValue, nil}
+	famRetryCalls   = family{RetryCalls, "The number of successful calls without a retry attempt", labelKind, prometheus.CounterValue, nil}
+	famBHAvailable  = family{BulkheadAvailableConcurrentCalls, "The number of available permissions", "", prometheus.GaugeValue, nil}
+	famBHMax        = family{BulkheadMaxAllowedConcurrentCalls, "The maximum number of available permissions", "", prometheus.GaugeValue, nil}
+	famWPQueueDepth = family{BulkheadQueueDepth, "The queue depth", "", prometheus.GaugeValue, nil}
+	famWPQueueCap   = family{BulkheadQueueCapacity, "The queue capacity", "", prometheus.GaugeValue, nil}
+	famWPSize       = family{BulkheadThreadPoolSize, "The thread pool size", "", prometheus.GaugeValue, nil}
+	famWPMaxSize    = family{BulkheadMaxThreadPoolSize, "The maximum thread pool size", "", prometheus.GaugeValue, nil}
+	famWPCoreSize   = family{BulkheadCoreThreadPoolSize, "The core thread pool size", "", prometheus.GaugeValue, nil}
+	famWPActive     = family{BulkheadActiveThreadCount, "The number of active threads", "", prometheus.GaugeValue, nil}
+	famWPAvailable  = family{BulkheadAvailableThreadCount, "The number of available threads", "", prometheus.GaugeValue, nil}
+	famRLAvailable  = family{RateLimiterAvailablePermissions, "The number of available permissions", "", prometheus.GaugeValue, nil}
+	famRLWaiting    = family{RateLimiterWaitingThreads, "The number of waiting threads", "", prometheus.GaugeValue, nil}
+	famTLCalls      = family{TimeLimiterCalls, "The number of successful calls", labelKind, prometheus.CounterValue, nil}
 )
 
 // Families lists the names of every metric family a Collector exports, in a fixed order.
@@ -80,12 +81,12 @@ func Families() []string {
 	return out
 }
 
-var allFamilies = []*family{
+var allFamilies = append([]*family{
 	&famState, &famCalls, &famCallsMax, &famNotPermitted, &famBuffered, &famSlow, &famFailureRate,
 	&famSlowCallRate, &famRetryCalls, &famBHAvailable, &famBHMax, &famWPQueueDepth,
 	&famWPQueueCap, &famWPSize, &famWPMaxSize, &famWPCoreSize, &famWPActive, &famWPAvailable,
 	&famRLAvailable, &famRLWaiting, &famTLCalls,
-}
+}, leveeFamilies...)
 
 // descs holds one Desc per family, built once by NewCollector for its tag keys.
 type descs map[*family]*prometheus.Desc
@@ -101,6 +102,7 @@ func newDescs(tagKeys []string, err error) descs {
 		if f.extra != "" {
 			labels = append(labels, f.extra)
 		}
+		labels = append(labels, f.more...)
 		labels = append(labels, tagKeys...)
 		d[f] = prometheus.NewDesc(f.name, f.help, labels, nil)
 	}

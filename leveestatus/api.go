@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/levee-go/levee/adaptive"
 	"github.com/levee-go/levee/bulkhead"
 	"github.com/levee-go/levee/circuitbreaker"
 	"github.com/levee-go/levee/ratelimiter"
@@ -33,6 +34,10 @@ func (h *Handler) routes() *http.ServeMux {
 	mux.HandleFunc("GET /details/bulkheads", h.serveBulkheads)
 	mux.HandleFunc("GET /details/ratelimiters", h.serveRateLimiters)
 	mux.HandleFunc("GET /details/timelimiters", h.serveTimeLimiters)
+	for _, k := range leveeKinds {
+		mux.HandleFunc("GET /details/"+k.path, h.serveLeveeKind(k))
+		mux.HandleFunc("GET /details/"+k.path+"/{name}", h.serveLeveeInstance(k))
+	}
 
 	for _, k := range eventKinds {
 		mux.HandleFunc("GET /"+k.path, h.serveEvents(k))
@@ -237,6 +242,26 @@ var eventKinds = []eventKind{
 		types:    enumNames(timelimiter.EventSuccess, timelimiter.EventTimeout),
 		dto:      func(r record) any { return timeLimiterEvent{r.name, r.typ, formatTime(r.time)} },
 	},
+	{
+		path: "details/adaptivelimiterevents", listKey: "adaptiveLimiterEvents",
+		patterns: []registry.Pattern{registry.AdaptiveLimiter},
+		types:    enumNames(adaptive.EventCallPermitted, adaptive.EventLimitChanged),
+		dto: func(r record) any {
+			e := adaptiveLimiterEvent{AdaptiveLimiterName: r.name, Type: r.typ, CreationTime: formatTime(r.time)}
+			if r.limit >= 0 { // LIMIT_CHANGED's new limit; -1 for the others
+				e.Limit = &r.limit
+			}
+			return e
+		},
+	},
+}
+
+// adaptiveLimiterEvent is an adaptive.Event, in the shape of Resilience4j's event DTOs.
+type adaptiveLimiterEvent struct {
+	AdaptiveLimiterName string `json:"adaptiveLimiterName"`
+	Type                string `json:"type"`
+	CreationTime        string `json:"creationTime"`
+	Limit               *int   `json:"limit,omitempty"`
 }
 
 // circuitBreakerEvent is Resilience4j's CircuitBreakerEventDTO.
@@ -378,6 +403,12 @@ func (h *Handler) instances(p registry.Pattern) []named {
 	case registry.TimeLimiter:
 		for _, v := range h.reg.TimeLimiters() {
 			add(v.Name(), v)
+		}
+	default:
+		for _, k := range leveeKinds {
+			if k.pattern == p {
+				out = k.list(h.reg)
+			}
 		}
 	}
 	return out

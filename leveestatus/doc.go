@@ -25,6 +25,14 @@
 //	GET  /details/retries, /details/bulkheads, /details/ratelimiters, /details/timelimiters
 //	GET  /retryevents[/{name}[/{eventType}]], /bulkheadevents..., /ratelimiterevents...,
 //	     /timelimiterevents...
+//	GET  /details/adaptivelimiters[/{name}]       {"adaptiveLimiters":{name:details}}, or one's details
+//	GET  /details/partitionedlimiters[/{name}]    {"partitionedLimiters":{...}}
+//	GET  /details/prioritizers[/{name}]           {"prioritizers":{...}}
+//	GET  /details/throttlers[/{name}]             {"throttlers":{...}}
+//	GET  /details/keyed[/{name}]                  {"keyed":{...}}
+//	GET  /details/sharedratelimiters[/{name}]     {"sharedRateLimiters":{...}}
+//	GET  /details/sharedcircuitbreakers[/{name}]  {"sharedCircuitBreakers":{...}}
+//	GET  /details/adaptivelimiterevents[/{name}[/{eventType}]]  {"adaptiveLimiterEvents":[...]}
 //
 // A breaker's details carry the fields of Resilience4j's CircuitBreakerDetails —
 // failureRate, failureRateThreshold, slowCallRate, slowCallRateThreshold, bufferedCalls,
@@ -37,6 +45,32 @@
 // bulkheads, as Resilience4j's thread-pool bulkheads); levee gives each its details under
 // /details/ with the same key, async.WorkerPools under "threadPoolBulkheads" of
 // /details/bulkheads. Worker pools' events are listed with the bulkheads'.
+//
+// The patterns Resilience4j has no endpoint for are levee's own, under /details/ only:
+// adaptive limiters (algorithm, limit, limitEstimate, minLimit, maxLimit, inFlightCalls,
+// queuedCalls, maxQueuedCalls, permittedCalls, rejectedCalls, droppedCalls,
+// noLoadLatencyInMs, latencyCeilingInMs, maxWaitDurationInMs, and the algorithm's inputs:
+// probing for Vegas, shortRttInMs and longRttInMs for Gradient2); partitioned limiters (limit,
+// inFlightCalls, delayedCalls and partitions, each with name, share, limit, inFlightCalls,
+// delayedCalls, permittedCalls, rejectedCalls, the implicit partition last and named ""; a
+// limiter of adaptive.NewKeyed has keyed: keys, maxKeys, keyLimit, maxKeysRejectedCalls,
+// shareRejectedCalls instead of partitions); prioritizers (rejectionRate, rejectionThreshold
+// as priority.Format writes it and rejectionThresholdLevel, and priorities from critical down,
+// each with admittedCalls, shedCalls, rejectedCalls, queuedCalls); throttlers (k, windowInMs,
+// requests and accepts within the window, rejectionProbability, permittedCalls,
+// throttledCalls); keyed families (numberOfKeys, maxKeys, idleTimeoutInMs, hits, misses,
+// created, createErrors, evictedCapacity, evictedIdle, removed, refusedProtected, and for
+// breakers circuitBreakerStates with every state; instances, each key's state or limit and
+// inFlightCalls, only for a family made with registry.KeyedFamilyConfig.PerKeySeries, so that
+// an evicted key leaves the answer with it); shared rate limiters (availablePermissions,
+// numberOfWaitingThreads, limitForPeriod, fallbackLimitForPeriod, nanosToWait, decisions by
+// kind, storeFailures, breakerRejections, fallbackEpisodes, degraded, replicas, replica); and
+// shared circuit breakers (state, version and origin of the shared record, replica,
+// published, adopted, conflicts, storeErrors, localDecisions, trialRefusals, storeAvailable).
+// Counters count since the instance was created. An adaptive limiter's events (CALL_PERMITTED,
+// CALL_REJECTED, LIMIT_CHANGED) are kept as the other patterns' and listed under
+// /details/adaptivelimiterevents as {adaptiveLimiterName, type, creationTime}, and limit, the
+// new limit, for LIMIT_CHANGED.
 //
 // Events have the fields of Resilience4j's event DTOs (circuitBreakerName, type,
 // creationTime, errorMessage, durationInMs, stateTransition; retryName, numberOfAttempts;
@@ -89,7 +123,8 @@
 // instance: breakers colored by state (CLOSED green, OPEN red, HALF_OPEN amber, FORCED_OPEN
 // crimson, DISABLED grey, METRICS_ONLY blue) with their failure and slow-call rates against
 // their thresholds and their last transitions, and each instance's calls per second and
-// figures. It follows GET /stream, a text/event-stream that sends a "snapshot" event at once
+// figures, levee's own patterns (adaptive and partitioned limiters, prioritizers, throttlers,
+// keyed families, shared limiters and breakers) among them with their /details/ figures. It follows GET /stream, a text/event-stream that sends a "snapshot" event at once
 // and every SnapshotInterval (1s by default), and a "transition" event followed by a fresh
 // snapshot as soon as a breaker changes state. The page finds the stream by a relative
 // address: mount the handler under a prefix ending with a slash.

@@ -54,6 +54,8 @@ type instanceView struct {
 var patternOrder = []registry.Pattern{
 	registry.CircuitBreaker, registry.Retry, registry.Bulkhead, registry.WorkerPool,
 	registry.RateLimiter, registry.TimeLimiter,
+	registry.AdaptiveLimiter, registry.PartitionedLimiter, registry.Prioritizer, registry.Throttler,
+	registry.Keyed, registry.SharedRateLimiter, registry.SharedCircuitBreaker,
 }
 
 func (h *Handler) notify(n streamNote) {

@@ -184,5 +184,5 @@ func (h *Handler) details(inst any, counted int64) (details any, state string, c
 		m := v.Metrics()
 		return timeLimiterView(v), "", m.NumberOfSuccessfulCalls + m.NumberOfFailedCalls + m.NumberOfTimedOutCalls
 	}
-	return nil, "", counted
+	return leveeDetails(inst, counted)
 }

@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/levee-go/levee/adaptive"
 	"github.com/levee-go/levee/async"
 	"github.com/levee-go/levee/bulkhead"
 	"github.com/levee-go/levee/circuitbreaker"
@@ -29,6 +30,7 @@ type record struct {
 	timed    bool // duration is set
 	from, to string
 	attempts int    // retry: numberOfAttempts
+	limit    int    // adaptive limiter: the limit after the event
 	seq      uint64 // publication order within its instance
 }
 
@@ -175,6 +177,10 @@ func newWatch(h *Handler, p registry.Pattern, inst any, size int) *watch {
 		w.unsubscribe = v.Subscribe(func(e timelimiter.Event) {
 			w.events.add(record{name: e.Name, typ: e.Type.String(), time: e.Time, err: e.Err,
 				duration: e.Duration, timed: true})
+		})
+	case *adaptive.Limiter:
+		w.unsubscribe = v.Subscribe(func(e adaptive.Event) {
+			w.events.add(record{name: e.Name, typ: e.Type.String(), time: e.Time, limit: e.Limit})
 		})
 	default:
 		w.unsubscribe = func() {}

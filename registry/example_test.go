@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/levee-go/levee/circuitbreaker"
+	"github.com/levee-go/levee/keyed"
 	"github.com/levee-go/levee/registry"
 	"github.com/levee-go/levee/retry"
 )
@@ -49,4 +50,28 @@ func ExampleRegistry_CircuitBreaker() {
 	// Output:
 	// 10 5 20 true
 	// 10 100 50
+}
+
+// A keyed family (a breaker per host) joins the registry under a name, so that the observers
+// show its keys, evictions and breakers per state: figures for the whole set, whatever the
+// number of hosts.
+func ExampleNewKeyedFamily() {
+	hosts, _ := keyed.New(keyed.Config{MaxKeys: 2}, func(host string) (*circuitbreaker.CircuitBreaker, error) {
+		return circuitbreaker.New(host, circuitbreaker.Config{})
+	})
+	family, _ := registry.NewKeyedFamily("upstreams", hosts, registry.KeyedFamilyConfig{})
+	reg := registry.New()
+	_ = reg.AddKeyed(family)
+
+	a, _ := hosts.Get("a.example")
+	_ = a.TransitionToForcedOpenState() // protected: never evicted
+	_, _ = hosts.Get("b.example")
+	_, _ = hosts.Get("c.example") // one key too many: b goes
+
+	f, _ := reg.FindKeyed("upstreams")
+	m := f.Metrics()
+	states, _ := f.CircuitBreakerStates()
+	fmt.Println(m.Keys, m.EvictedCapacity, states[circuitbreaker.Closed], states[circuitbreaker.ForcedOpen])
+	// Output:
+	// 2 1 1 1
 }

@@ -8,6 +8,14 @@
 // TimeLimiterRegistry behind one type, with the same entry events (added, removed,
 // replaced). Every method is safe for concurrent use.
 //
+// It also holds the patterns Resilience4j has none of, with the same Add, Replace, Remove,
+// Find and list methods: adaptive limiters (AddAdaptiveLimiter), partitioned and per-key
+// adaptive limiters (AddPartitionedLimiter), prioritizers (AddPrioritizer), client-side
+// throttlers (AddThrottler), keyed families (AddKeyed, a keyed.Keyed under a name through
+// NewKeyedFamily), and the patterns that share their state through a store, which live in
+// modules of their own and implement the interfaces StoreLimiter (AddSharedRateLimiter) and
+// StoreBreaker (AddSharedCircuitBreaker). These have no configs nor get-or-create methods.
+//
 //	reg := registry.New()
 //	cb, _ := circuitbreaker.New("payment", circuitbreaker.Config{})
 //	_ = reg.AddCircuitBreaker(cb)
@@ -37,11 +45,13 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/levee-go/levee/adaptive"
 	"github.com/levee-go/levee/async"
 	"github.com/levee-go/levee/bulkhead"
 	"github.com/levee-go/levee/circuitbreaker"
 	"github.com/levee-go/levee/ratelimiter"
 	"github.com/levee-go/levee/retry"
+	"github.com/levee-go/levee/throttle"
 	"github.com/levee-go/levee/timelimiter"
 )
 
@@ -57,6 +67,16 @@ const (
 	WorkerPool     Pattern = "workerpool" // async.WorkerPool: Resilience4j's thread-pool bulkhead
 	RateLimiter    Pattern = "ratelimiter"
 	TimeLimiter    Pattern = "timelimiter"
+
+	// The patterns Resilience4j has no registry for. Their instances are only held and
+	// listed (no configs, no get-or-create); the observers show them under levee's own names.
+	AdaptiveLimiter      Pattern = "adaptive"             // *adaptive.Limiter
+	PartitionedLimiter   Pattern = "partitioned"          // *adaptive.PartitionedLimiter (NewPartitioned, NewKeyed)
+	Prioritizer          Pattern = "prioritizer"          // *adaptive.Prioritizer
+	Throttler            Pattern = "throttle"             // *throttle.Throttler
+	Keyed                Pattern = "keyed"                // *KeyedFamily: a keyed.Keyed under a name
+	SharedRateLimiter    Pattern = "sharedratelimiter"    // a StoreLimiter, e.g. *leveeredis.RateLimiter
+	SharedCircuitBreaker Pattern = "sharedcircuitbreaker" // a StoreBreaker, e.g. *leveeredis.SharedBreaker
 )
 
 // ErrDuplicate is returned by the Add methods when the name is already taken, in that
@@ -99,7 +119,9 @@ type Event struct {
 	Name    string
 	// Instance is the instance added, removed, or the new one of a replacement: a
 	// *circuitbreaker.CircuitBreaker, *retry.Retry, *bulkhead.Bulkhead, *async.WorkerPool,
-	// *ratelimiter.RateLimiter or *timelimiter.TimeLimiter, as Pattern says.
+	// *ratelimiter.RateLimiter, *timelimiter.TimeLimiter, *adaptive.Limiter,
+	// *adaptive.PartitionedLimiter, *adaptive.Prioritizer, *throttle.Throttler, *KeyedFamily,
+	// StoreLimiter or StoreBreaker, as Pattern says.
 	Instance any
 	// Replaced is the instance replaced by an EntryReplaced event, else nil.
 	Replaced any
@@ -138,6 +160,13 @@ type Registry struct {
 	wps  set[*async.WorkerPool]
 	rls  set[*ratelimiter.RateLimiter]
 	tls  set[*timelimiter.TimeLimiter]
+	als  set[*adaptive.Limiter]
+	pls  set[*adaptive.PartitionedLimiter]
+	prs  set[*adaptive.Prioritizer]
+	ths  set[*throttle.Throttler]
+	kfs  set[*KeyedFamily]
+	srls set[StoreLimiter]
+	scbs set[StoreBreaker]
 	tags map[key]map[string]string
 
 	cbc configs[circuitbreaker.Config]
@@ -167,6 +196,13 @@ func New() *Registry {
 		wps:  set[*async.WorkerPool]{m: map[string]*async.WorkerPool{}},
 		rls:  set[*ratelimiter.RateLimiter]{m: map[string]*ratelimiter.RateLimiter{}},
 		tls:  set[*timelimiter.TimeLimiter]{m: map[string]*timelimiter.TimeLimiter{}},
+		als:  set[*adaptive.Limiter]{m: map[string]*adaptive.Limiter{}},
+		pls:  set[*adaptive.PartitionedLimiter]{m: map[string]*adaptive.PartitionedLimiter{}},
+		prs:  set[*adaptive.Prioritizer]{m: map[string]*adaptive.Prioritizer{}},
+		ths:  set[*throttle.Throttler]{m: map[string]*throttle.Throttler{}},
+		kfs:  set[*KeyedFamily]{m: map[string]*KeyedFamily{}},
+		srls: set[StoreLimiter]{m: map[string]StoreLimiter{}},
+		scbs: set[StoreBreaker]{m: map[string]StoreBreaker{}},
 		tags: map[key]map[string]string{},
 		cbc:  newConfigs[circuitbreaker.Config](),
 		rtc:  newConfigs[retry.Config](),
@@ -295,6 +331,20 @@ func (r *Registry) hasLocked(p Pattern, name string) bool {
 		_, ok = r.rls.m[name]
 	case TimeLimiter:
 		_, ok = r.tls.m[name]
+	case AdaptiveLimiter:
+		_, ok = r.als.m[name]
+	case PartitionedLimiter:
+		_, ok = r.pls.m[name]
+	case Prioritizer:
+		_, ok = r.prs.m[name]
+	case Throttler:
+		_, ok = r.ths.m[name]
+	case Keyed:
+		_, ok = r.kfs.m[name]
+	case SharedRateLimiter:
+		_, ok = r.srls.m[name]
+	case SharedCircuitBreaker:
+		_, ok = r.scbs.m[name]
 	}
 	return ok
 }
@@ -365,5 +415,12 @@ func (r *Registry) String() string {
 	each(WorkerPool, slices.Sorted(maps.Keys(r.wps.m)))
 	each(RateLimiter, slices.Sorted(maps.Keys(r.rls.m)))
 	each(TimeLimiter, slices.Sorted(maps.Keys(r.tls.m)))
+	each(AdaptiveLimiter, slices.Sorted(maps.Keys(r.als.m)))
+	each(PartitionedLimiter, slices.Sorted(maps.Keys(r.pls.m)))
+	each(Prioritizer, slices.Sorted(maps.Keys(r.prs.m)))
+	each(Throttler, slices.Sorted(maps.Keys(r.ths.m)))
+	each(Keyed, slices.Sorted(maps.Keys(r.kfs.m)))
+	each(SharedRateLimiter, slices.Sorted(maps.Keys(r.srls.m)))
+	each(SharedCircuitBreaker, slices.Sorted(maps.Keys(r.scbs.m)))
 	return "registry{" + strings.Join(parts, "; ") + "}"
 }
