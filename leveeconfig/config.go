@@ -216,7 +216,7 @@ func section[C any](ps *parser, p registry.Pattern, opts Options, c *Config, bui
 		before := len(ps.errs)
 		cfg := build(&reader{ps: ps, p: pr, errors: opts.Errors})
 		if len(ps.errs) == before {
-			check(ps, p, e, cfg)
+			check(ps, p, e, pr, cfg)
 		}
 		return cfg
 	}

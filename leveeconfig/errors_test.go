@@ -67,8 +67,8 @@ app.yml:26: resilience4j.scheduled: unknown key: levee reads circuitbreaker, ret
 func TestLoadErrorsOfNewOnAnInstance(t *testing.T) {
 	_, err := load(t, instance("thread-pool-bulkhead", `coreThreadPoolSize: 4
         maxThreadPoolSize: 2`))
-	assert.EqualError(t, err, "app.yml:4: resilience4j.thread-pool-bulkhead.instances.x: "+
-		"async: CoreThreadPoolSize must be <= MaxThreadPoolSize (2), got 4")
+	assert.EqualError(t, err, "app.yml:5: resilience4j.thread-pool-bulkhead.instances.x.coreThreadPoolSize: "+
+		"must be <= maxThreadPoolSize (2), got 4 (maxThreadPoolSize: app.yml:6)")
 }
 
 func TestLoadErrorsOfSyntaxAndShape(t *testing.T) {

@@ -146,17 +146,20 @@ type sectionSpec struct {
 	// defaultOrder is Spring's default aspect order: Ordered.LOWEST_PRECEDENCE minus the
 	// pattern's rank, so Retry(CircuitBreaker(RateLimiter(TimeLimiter(Bulkhead(call))))).
 	defaultOrder int
+	// root is the top-level key the section is under: resilience4j for Resilience4j's
+	// patterns, levee for levee's own.
+	root string
 }
 
 const lowestPrecedence = 1<<31 - 1 // Java's Integer.MAX_VALUE, Spring's Ordered.LOWEST_PRECEDENCE
 
 var sections = []sectionSpec{
-	{registry.CircuitBreaker, "circuitbreaker", "circuitBreakerAspectOrder", lowestPrecedence - 3},
-	{registry.Retry, "retry", "retryAspectOrder", lowestPrecedence - 4},
-	{registry.Bulkhead, "bulkhead", "bulkheadAspectOrder", lowestPrecedence},
-	{registry.WorkerPool, "thread-pool-bulkhead", "", 0},
-	{registry.RateLimiter, "ratelimiter", "rateLimiterAspectOrder", lowestPrecedence - 2},
-	{registry.TimeLimiter, "timelimiter", "timeLimiterAspectOrder", lowestPrecedence - 1},
+	{registry.CircuitBreaker, "circuitbreaker", "circuitBreakerAspectOrder", lowestPrecedence - 3, "resilience4j"},
+	{registry.Retry, "retry", "retryAspectOrder", lowestPrecedence - 4, "resilience4j"},
+	{registry.Bulkhead, "bulkhead", "bulkheadAspectOrder", lowestPrecedence, "resilience4j"},
+	{registry.WorkerPool, "thread-pool-bulkhead", "", 0, "resilience4j"},
+	{registry.RateLimiter, "ratelimiter", "rateLimiterAspectOrder", lowestPrecedence - 2, "resilience4j"},
+	{registry.TimeLimiter, "timelimiter", "timeLimiterAspectOrder", lowestPrecedence - 1, "resilience4j"},
 }
 
 // norm folds a key as Spring's relaxed binding does: case, dashes and underscores do not

@@ -110,7 +110,7 @@ func newParser(file string) *parser {
 	ps := &parser{file: file, sections: map[registry.Pattern]*rawSection{}}
 	for _, s := range sections {
 		ps.sections[s.pattern] = &rawSection{
-			spec: s, prefix: "resilience4j." + s.key,
+			spec: s, prefix: s.root + "." + s.key,
 			configs: map[string]*entry{}, instances: map[string]*entry{}, tags: map[string]string{},
 		}
 	}
@@ -805,7 +805,28 @@ func (ps *parser) key(pat registry.Pattern, e *entry, written, path string, src 
 		ps.fail(src, p, "%s", sp.refused)
 		return
 	case sp.ignored != "":
+		// Ignored, but Spring would still bind it: a value of the wrong type fails there.
+		if err := checkKind(sp.kind, v.scalar); err != nil {
+			ps.fail(src, p, "%v", err)
+			return
+		}
 		ps.warn(src, p, "%s", sp.ignored)
 	}
 	e.props[sp.name] = v
+}
+
+// checkKind reports whether a scalar reads as a value of kind k, as Spring binds it.
+func checkKind(k kind, s string) error {
+	var err error
+	switch k {
+	case kBool:
+		_, err = parseBool(s)
+	case kInt:
+		_, err = parseInt(s)
+	case kFloat:
+		_, err = parseFloat(s)
+	case kDuration:
+		_, err = ParseDuration(s)
+	}
+	return err
 }
