@@ -226,7 +226,7 @@ func section[C any](ps *parser, p registry.Pattern, opts Options, c *Config, bui
 	for _, name := range slices.Sorted(maps.Keys(insts)) {
 		out.Instances[name] = one(sec.instances[name], insts[name])
 		c.status = append(c.status, statusOptions(&reader{ps: ps, p: insts[name]}, p, name)...)
-		pitfalls(ps, p, insts[name])
+		pitfalls(ps, p, sec.instances[name], insts[name])
 	}
 	c.settings[p] = insts
 	return out
@@ -254,15 +254,24 @@ func sortWarnings(ws []Warning) []Warning {
 }
 
 // pitfalls warns of the defaults that bite (the README's "Defaults that bite"), met by an
-// instance that sets one key of a pair and not the other:
+// instance that sets one key of a pair and not the other, each at its level (see Warning):
 //
-//   - a rate limiter with limitForPeriod and no limitRefreshPeriod: Resilience4j's 500ns
-//     cycle (a likely mistake), and no timeoutDuration: a call waits up to 5s (a note);
-//   - a retry with maxAttempts above 1 and no waitDuration: 500ms between attempts (a note);
-//   - a TIME_BASED breaker without minimumNumberOfCalls: 100 calls in the window before any
-//     rate (a likely mistake); a COUNT_BASED one with a slidingWindowSize below 100 and no
-//     minimumNumberOfCalls: the minimum is the window's size (a note).
-func pitfalls(ps *parser, p registry.Pattern, pr props) {
+//	pattern         set                          not set                    level
+//	ratelimiter     limitForPeriod               limitRefreshPeriod         likely mistake (500ns cycles)
+//	ratelimiter     limitForPeriod               timeoutDuration            note (a 5s wait)
+//	retry           maxAttempts above 1          waitDuration               note (500ms apart)
+//	circuitbreaker  slidingWindowType TIME_BASED minimumNumberOfCalls       likely mistake (100 calls)
+//	circuitbreaker  slidingWindowSize below 100  minimumNumberOfCalls       note (the window's size)
+//	circuitbreaker  minimumNumberOfCalls above a count-based slidingWindowSize  likely mistake (capped)
+//	circuitbreaker  slowCallRateThreshold        slowCallDurationThreshold  likely mistake (60s)
+//	circuitbreaker  slowCallDurationThreshold    slowCallRateThreshold      note (100%)
+//	timelimiter     the instance                 timeoutDuration            note (1s)
+//	bulkhead        maxConcurrentCalls           maxWaitDuration            note (no wait)
+//
+// The backoff keys without their switch are warned of where they are read (reader.interval).
+// A breaker without waitDurationInOpenState is not warned of: its 60s is in every
+// Resilience4j example and shows in Settings, and a warning on most files would hide the rest.
+func pitfalls(ps *parser, p registry.Pattern, e *entry, pr props) {
 	switch p {
 	case registry.RateLimiter:
 		if v := pr["limitForPeriod"]; v != nil {
@@ -281,20 +290,57 @@ func pitfalls(ps *parser, p registry.Pattern, pr props) {
 			}
 		}
 	case registry.CircuitBreaker:
-		if pr["minimumNumberOfCalls"] != nil {
-			return
+		breakerPitfalls(ps, pr)
+	case registry.TimeLimiter:
+		if pr["timeoutDuration"] == nil {
+			ps.warn(e.src, e.path, "timeoutDuration is not set: calls time out after Resilience4j's default 1s")
 		}
-		if v := pr["slidingWindowType"]; v != nil && strings.EqualFold(strings.TrimSpace(v.scalar), "TIME_BASED") {
-			ps.mistake(v.src, v.path, "minimumNumberOfCalls is not set: a TIME_BASED window needs Resilience4j's default "+
-				"100 calls within it before any failure rate; set minimumNumberOfCalls")
-			return
+	case registry.Bulkhead:
+		if v := pr["maxConcurrentCalls"]; v != nil && pr["maxWaitDuration"] == nil {
+			ps.warn(v.src, v.path, "maxWaitDuration is not set: a call finding maxConcurrentCalls in flight is refused at once "+
+				"(Resilience4j's default 0); set maxWaitDuration to let it wait")
 		}
-		if v := pr["slidingWindowSize"]; v != nil {
-			if n, err := parseInt(v.scalar); err == nil && n < 100 {
-				ps.warn(v.src, v.path, "minimumNumberOfCalls is not set: Resilience4j's default 100 is capped to the window, "+
-					"so the failure rate needs %d calls", n)
+	}
+}
+
+// breakerPitfalls are pitfalls' circuit-breaker rows.
+func breakerPitfalls(ps *parser, pr props) {
+	timeBased := false
+	if v := pr["slidingWindowType"]; v != nil && norm(v.scalar) == "timebased" {
+		timeBased = true
+	}
+	size, sv := 100, pr["slidingWindowSize"]
+	if sv != nil {
+		if n, err := parseInt(sv.scalar); err == nil {
+			size = n
+		}
+	}
+	switch mv := pr["minimumNumberOfCalls"]; {
+	case mv == nil && timeBased:
+		v := pr["slidingWindowType"]
+		ps.mistake(v.src, v.path, "minimumNumberOfCalls is not set: a TIME_BASED window needs Resilience4j's default "+
+			"100 calls within it before any failure rate; set minimumNumberOfCalls")
+	case mv == nil && sv != nil && size < 100:
+		ps.warn(sv.src, sv.path, "minimumNumberOfCalls is not set: Resilience4j's default 100 is capped to the window, "+
+			"so the failure rate needs %d calls", size)
+	case mv != nil && !timeBased:
+		if n, err := parseInt(mv.scalar); err == nil && n > size {
+			at := "Resilience4j's default slidingWindowSize"
+			if sv != nil {
+				at = "slidingWindowSize (" + sv.src.String() + ")"
 			}
+			ps.mistake(mv.src, mv.path, "%d is more than %s %d: a COUNT_BASED window holds %d calls at most, so "+
+				"Resilience4j caps minimumNumberOfCalls to %d", n, at, size, size, size)
 		}
+	}
+	rate, dur := pr["slowCallRateThreshold"], pr["slowCallDurationThreshold"]
+	switch {
+	case rate != nil && dur == nil:
+		ps.mistake(rate.src, rate.path, "slowCallDurationThreshold is not set: only calls slower than Resilience4j's "+
+			"default 60s are slow; set slowCallDurationThreshold")
+	case dur != nil && rate == nil:
+		ps.warn(dur.src, dur.path, "slowCallRateThreshold is not set: Resilience4j's default 100 opens the breaker "+
+			"only when every call of the window is slow")
 	}
 }
 

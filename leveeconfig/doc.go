@@ -136,11 +136,27 @@
 // # Warnings
 //
 // Config.Warnings have a Level: a Note, or a LikelyMistake. Besides the ignored keys, a load
-// warns of the defaults that bite, met when a file sets one key of a pair: limitForPeriod
-// without limitRefreshPeriod (Resilience4j's 500ns cycle, a likely mistake) or without
-// timeoutDuration (a 5s wait), maxAttempts without waitDuration (500ms between attempts), a
-// TIME_BASED window without minimumNumberOfCalls (a likely mistake) and a count-based window
-// smaller than 100 without it.
+// warns of the defaults that bite (the README's table), met when an instance sets one key of
+// a pair and not its partner:
+//
+//	set                                  not set                    level           because
+//	limitForPeriod                       limitRefreshPeriod         likely mistake  500ns cycles
+//	limitForPeriod                       timeoutDuration            note            a 5s wait
+//	maxAttempts above 1                  waitDuration               note            500ms apart
+//	slidingWindowType: TIME_BASED        minimumNumberOfCalls       likely mistake  100 calls first
+//	slidingWindowSize below 100          minimumNumberOfCalls       note            the window's size
+//	minimumNumberOfCalls above a         (a larger window)          likely mistake  capped to the window
+//	  count-based slidingWindowSize
+//	slowCallRateThreshold                slowCallDurationThreshold  likely mistake  only 60s calls are slow
+//	slowCallDurationThreshold            slowCallRateThreshold      note            100%: every call slow
+//	a time limiter instance              timeoutDuration            note            1s
+//	maxConcurrentCalls                   maxWaitDuration            note            refused at once
+//	exponentialBackoffMultiplier,        enableExponentialBackoff   likely mistake  ignored
+//	  exponentialMaxWaitDuration...
+//	randomizedWaitFactor                 enableRandomizedWait       likely mistake  ignored
+//
+// Each is reported at the key that is set (the instance for the time limiter), after
+// inheritance: a key a base config sets counts as set.
 //
 // # Environment
 //
