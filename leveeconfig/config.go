@@ -3,11 +3,8 @@ package leveeconfig
 import (
 	"cmp"
 	"errors"
-	"fmt"
-	"io/fs"
 	"maps"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -40,41 +37,17 @@ type Options struct {
 	// Environ is the environment whose RESILIENCE4J_* variables override the file, as
 	// "NAME=value" strings; nil means os.Environ(), and an empty non-nil slice none.
 	Environ []string
-	// Profiles are the active Spring profiles, in order. nil means Environ's
-	// SPRING_PROFILES_ACTIVE, read as Spring does (comma-separated, spaces trimmed); with
-	// neither, the one profile "default", as Spring's spring.profiles.default. A document of
-	// the file with spring.config.activate.on-profile applies when one of its profiles is
-	// active, and Load reads application-{profile}.yml beside the file for each (see Load).
+	// Profiles are the active Spring profiles, in order, as the command line's
+	// --spring.profiles.active: they replace the file's spring.profiles.active and
+	// SPRING_PROFILES_ACTIVE, and the profiles the file or the environment includes
+	// (spring.profiles.include) come before them. nil means SPRING_PROFILES_ACTIVE of Environ,
+	// read as Spring does (comma-separated, spaces trimmed), else the file's
+	// spring.profiles.active; with none of them and nothing included, spring.profiles.default
+	// or the one profile "default", as Spring. A document of the file with
+	// spring.config.activate.on-profile applies when its expression accepts them, and Load
+	// reads application-{profile}.yaml, .yml and .properties beside the file for each (see
+	// Load and the package documentation).
 	Profiles []string
-}
-
-// activeProfiles returns the profiles of opts, as Options.Profiles says.
-func activeProfiles(opts Options, environ []string) []string {
-	if opts.Profiles != nil {
-		return opts.Profiles
-	}
-	var out []string
-	for _, kv := range environ {
-		if v, ok := strings.CutPrefix(kv, "SPRING_PROFILES_ACTIVE="); ok {
-			out = nil
-			for p := range strings.SplitSeq(v, ",") {
-				if p = strings.TrimSpace(p); p != "" {
-					out = append(out, p)
-				}
-			}
-		}
-	}
-	if len(out) == 0 {
-		return []string{"default"}
-	}
-	return out
-}
-
-// profileFile is the name of the profile-specific file of path: application.yml and prod
-// give application-prod.yml, in the same directory.
-func profileFile(path, profile string) string {
-	ext := filepath.Ext(path)
-	return strings.TrimSuffix(path, ext) + "-" + profile + ext
 }
 
 // Section is one pattern's part of a loaded configuration, each config resolved: its own keys
@@ -121,77 +94,98 @@ type Config struct {
 	reload   *sync.Mutex
 }
 
-// Load reads the YAML or JSON file at path (JSON is read as the YAML it is), then, for each
-// active profile in order (Options.Profiles), the profile-specific file beside it if there is
-// one (application-prod.yml for application.yml and prod), then the environment's overrides,
-// each over the ones before, as Spring Boot's order: the file's documents in order, the
-// profile-specific files after them (the last profile's winning), the environment last. A
-// missing profile-specific file is no error, as in Spring.
+// Load reads the configuration at path as Spring Boot reads its config data: the YAML, JSON
+// or .properties file at path (JSON is read as the YAML it is; a name ending in .properties
+// as a Java properties file), or, for a directory, its application.yaml, application.yml and
+// application.properties (each that exists, in that order, so .properties wins: "If you have
+// configuration files with both .properties and YAML format in the same location,
+// .properties takes precedence", Spring Boot's reference). Then, for each active profile in
+// order (see Options.Profiles), the profile-specific files beside it that exist:
+// application-{profile}.yaml, .yml and .properties (and the main file's own extension, such
+// as .json, first), in that order for the same precedence; then the environment's overrides.
+// Each is read over the ones before, as Spring Boot's order: the main files' documents in
+// order, the profile-specific files after them (the last profile's winning), the environment
+// last. A missing profile-specific file is no error, as in Spring.
+//
+// Spring reads only the given file's own extension beside an explicit file
+// (spring.config.location=file:app.yml reads app-prod.yml only); levee reads every extension
+// beside it, as Spring does beside the files of a directory location, so a service whose
+// profiles are in .properties files and whose main file is YAML keeps them.
 func Load(path string, opts Options) (*Config, error) {
-	data, err := os.ReadFile(path)
+	mains, base, ext, err := mainFiles(path)
 	if err != nil {
-		return nil, fmt.Errorf("leveeconfig: %w", err)
+		return nil, err
 	}
-	files := []file{{name: path, data: data}}
-	environ := opts.Environ
-	if environ == nil {
-		environ = os.Environ()
-	}
-	for _, p := range activeProfiles(opts, environ) {
-		name := profileFile(path, p)
-		data, err := os.ReadFile(name)
-		if errors.Is(err, fs.ErrNotExist) {
-			continue
-		}
-		if err != nil {
-			return nil, fmt.Errorf("leveeconfig: %w", err)
-		}
-		files = append(files, file{name: name, data: data, profile: true})
-	}
-	return parseFiles(files, opts)
+	return parseFiles(path, mains, func(profile string) ([]file, error) { return siblings(base, ext, profile) }, opts)
 }
 
 // file is one file to read, in order.
 type file struct {
 	name    string
 	data    []byte
-	profile bool // application-{profile}.yml
+	profile bool // application-{profile}.*
 }
 
-// Parse reads data, YAML or JSON documents named name (the name appears in errors), with
-// Resilience4j's Spring Boot keys under resilience4j: circuitbreaker, retry, bulkhead,
-// thread-pool-bulkhead (async.WorkerPool), ratelimiter and timelimiter, each with configs,
-// instances, tags and its aspect-order key; other top-level keys are not read. Then it applies
-// the RESILIENCE4J_* variables of opts.Environ over the file.
+// Parse reads data, YAML or JSON documents (or a .properties file, when name ends in
+// .properties) named name (the name appears in errors), with Resilience4j's Spring Boot keys
+// under resilience4j: circuitbreaker, retry, bulkhead, thread-pool-bulkhead
+// (async.WorkerPool), ratelimiter and timelimiter, each with configs, instances, tags and its
+// aspect-order key; and levee's own under levee (see the package documentation); other
+// top-level keys are not read, but for Spring's profile keys. Then it applies the
+// RESILIENCE4J_* variables of opts.Environ over the file. It reads no other file: the
+// documents of data with spring.config.activate.on-profile apply as in Load.
 //
 // A key present means its value; a key absent takes Resilience4j's default (see the package
 // documentation). Every unknown key, unknown exception class and bad value is an *Error naming
 // the file (or variable), the line and the key's path; Parse returns all of them joined with
 // errors.Join, and no Config.
 func Parse(name string, data []byte, opts Options) (*Config, error) {
-	return parseFiles([]file{{name: name, data: data}}, opts)
+	return parseFiles(name, []file{{name: name, data: data}}, nil, opts)
 }
 
-// parseFiles reads files in order, each over the ones before, then the environment.
-func parseFiles(files []file, opts Options) (*Config, error) {
+// parseFiles reads the main files in order, works out the active profiles from them, opts
+// and the environment, then reads the profile-specific files profileFiles returns for each
+// active profile (none for a nil profileFiles), each over the ones before, then the
+// environment.
+func parseFiles(name string, mains []file, profileFiles func(string) ([]file, error), opts Options) (*Config, error) {
 	environ := opts.Environ
 	if environ == nil {
 		environ = os.Environ()
 	}
-	ps := newParser(files[0].name)
-	ps.profiles = activeProfiles(opts, environ)
-	for _, f := range files {
-		ps.file, ps.profileFile = f.name, f.profile
-		ps.parse(f.data)
+	ps := newParser(name)
+	var docs []doc
+	for _, f := range mains {
+		docs = append(docs, ps.decode(f)...)
 	}
-	ps.file, ps.profileFile = files[0].name, false
+	ps.profiles = ps.profilesOf(docs, opts, environ)
+	for _, p := range ps.profiles {
+		if profileFiles == nil {
+			break
+		}
+		files, err := profileFiles(p)
+		if err != nil {
+			return nil, err
+		}
+		for _, f := range files {
+			for _, d := range ps.decode(f) {
+				props := springProps(d.root)
+				ps.refuseLegacy(props)
+				ps.refuseProfileKeys(d, props)
+				docs = append(docs, d)
+			}
+		}
+	}
+	for _, d := range docs {
+		ps.document(d)
+	}
+	ps.file, ps.profileFile = name, false
 	if !ps.sawSection && len(ps.errs) == 0 {
 		ps.noSection()
 	}
 	ps.env(environ)
 	ps.finishIndexes()
 
-	c := &Config{File: files[0].name, Profiles: slices.Clone(ps.profiles), settings: map[registry.Pattern]map[string]props{}, reload: &sync.Mutex{}}
+	c := &Config{File: name, Profiles: slices.Clone(ps.profiles), settings: map[registry.Pattern]map[string]props{}, reload: &sync.Mutex{}}
 	c.CircuitBreakers = section(ps, registry.CircuitBreaker, opts, c, (*reader).circuitBreaker)
 	c.Retries = section(ps, registry.Retry, opts, c, (*reader).retry)
 	c.Bulkheads = section(ps, registry.Bulkhead, opts, c, (*reader).bulkhead)

@@ -1,5 +1,5 @@
-// Package leveeconfig loads levee's patterns from a Spring Boot application.yml (or its JSON
-// form) written with Resilience4j's keys, so that a service ported from Spring keeps its file
+// Package leveeconfig loads levee's patterns from a Spring Boot application.yml (its JSON
+// form, or an application.properties) written with Resilience4j's keys, so that a service ported from Spring keeps its file
 // and its per-environment overrides:
 //
 //	resilience4j:
@@ -50,15 +50,38 @@
 //
 // # Profiles
 //
-// A file may hold several YAML documents; one with spring.config.activate.on-profile (a
-// profile name, a comma-separated list or YAML list of them, or "!name") applies only when one
-// of them is active, as Spring's. Load also reads application-{profile}.yml beside the file for
-// each active profile. The active profiles are Options.Profiles, or else SPRING_PROFILES_ACTIVE
-// of Options.Environ, or else "default", as Spring. The order is Spring's: the file's
-// documents in order, then each profile's file in the order of the profiles (the last wins),
-// then the RESILIENCE4J_* variables; a later source's key replaces an earlier one's, and an
-// instance declared in several is one instance with the keys of all. Spring's profile
-// operators (&, |) are refused, and so is a profile document inside a profile-specific file.
+// The active profiles are worked out as Spring Boot does: spring.profiles.active is taken
+// from the highest source that sets it, Options.Profiles, else SPRING_PROFILES_ACTIVE of
+// Options.Environ, else the file (its last document that sets it); spring.profiles.include
+// (and SPRING_PROFILES_INCLUDE) adds profiles whatever the source, before the active ones;
+// with neither, spring.profiles.default (SPRING_PROFILES_DEFAULT, else the file's) or
+// "default" is active; spring.profiles.group.NAME brings its profiles in right after NAME.
+// The lists are comma-separated, YAML lists or indexed (spring.profiles.include[0]). As in
+// Spring, "The spring.profiles.active and spring.profiles.default properties can only be used
+// in non-profile-specific documents. This means they cannot be included in profile specific
+// files or documents activated by spring.config.activate.on-profile" (Spring Boot's
+// reference, Profiles), nor can include or group: each is refused there, naming the file and
+// line, as is Spring Boot 2.3's spring.profiles document key.
+//
+// A file may hold several documents (YAML's ---, a .properties file's #---); one with
+// spring.config.activate.on-profile applies only when one of the profile expressions it
+// lists accepts the active profiles: a name, !name, names joined by & or by |, parentheses to
+// mix them ("prod & !eu", "(prod | staging) & eu"), as Spring's Profiles.of; a malformed
+// expression (a & b | c) is an error. Load then reads, for each active profile, the
+// profile-specific files beside the main file: application-{profile}.yaml, .yml and
+// .properties, in that order, .properties winning ("If you have configuration files with both
+// .properties and YAML format in the same location, .properties takes precedence", Spring
+// Boot's reference); Load of a directory reads its application.yaml, .yml and .properties the
+// same way. The order is Spring's: the main files' documents in order, then each profile's
+// files in the order of the profiles (the last wins), then the RESILIENCE4J_* variables; a
+// later source's key replaces an earlier one's, and an instance declared in several is one
+// instance with the keys of all. A profile document inside a profile-specific file is
+// refused.
+//
+// A .properties file is read as Spring's: key=value, key: value or key value, # and !
+// comments, backslash continuations and Java's escapes; every value is a string, a list
+// comma-separated or indexed (retryExceptions[0]=...); a key given twice keeps its last value
+// with a Warning.
 //
 // Values: durations as Go writes them ("100ms", "1m30s"), as Spring's simple form with its
 // unit in any case ("3s", "3S", "1M" for a minute, "500MS", "2d", a bare integer of

@@ -34,7 +34,7 @@ func (ps *parser) env(environ []string) {
 		segs := strings.Split(strings.TrimPrefix(name, envPrefix), "_")
 		sec, rest := ps.envSection(segs)
 		if sec == nil {
-			ps.fail(src, "", "names no section of resilience4j: levee reads %s", sectionKeys())
+			ps.fail(src, "", "names no section of resilience4j: levee reads %s", sectionKeys("resilience4j"))
 			continue
 		}
 		node := &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: val}

@@ -236,55 +236,69 @@ func join(path, key string) string {
 // yamlLine finds the line in the parser's errors: "line 3: mapping values are not allowed".
 var yamlLine = regexp.MustCompile(`^line (\d+): (.*)$`)
 
-// parse reads data, one file of one or more YAML documents: the resilience4j key of each
-// document that applies to the active profiles (see activeDoc), in the file's order, a later
-// document's keys over an earlier one's, as Spring loads a multi-document file. Every other
-// top-level key belongs to someone else and is left alone.
-func (ps *parser) parse(data []byte) {
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	for {
-		var doc yaml.Node
-		if err := dec.Decode(&doc); err != nil {
-			if errors.Is(err, io.EOF) {
-				return
+// decode reads one file of one or more YAML documents (or a .properties file, see
+// decodeProperties) into its documents, each a mapping, in the file's order; an empty
+// document is left out, and a syntax error or a document that is not a mapping is an error.
+func (ps *parser) decode(f file) []doc {
+	ps.file = f.name
+	var roots []*yaml.Node
+	if isProperties(f.name) {
+		roots = ps.decodeProperties(f.data)
+	} else {
+		dec := yaml.NewDecoder(bytes.NewReader(f.data))
+		for {
+			var d yaml.Node
+			if err := dec.Decode(&d); err != nil {
+				if errors.Is(err, io.EOF) {
+					break
+				}
+				msg, line := strings.TrimPrefix(err.Error(), "yaml: "), 0
+				if m := yamlLine.FindStringSubmatch(msg); m != nil {
+					line, _ = strconv.Atoi(m[1])
+					msg = m[2]
+				}
+				ps.fail(Source{File: ps.file, Line: line}, "", "%s", msg)
+				return nil
 			}
-			msg, line := strings.TrimPrefix(err.Error(), "yaml: "), 0
-			if m := yamlLine.FindStringSubmatch(msg); m != nil {
-				line, _ = strconv.Atoi(m[1])
-				msg = m[2]
+			if len(d.Content) > 0 {
+				roots = append(roots, d.Content[0])
 			}
-			ps.fail(Source{File: ps.file, Line: line}, "", "%s", msg)
-			return
 		}
-		ps.document(&doc)
 	}
+	var out []doc
+	for _, root := range roots {
+		if root.Kind == yaml.ScalarNode && root.Tag == "!!null" {
+			continue
+		}
+		if root.Kind == yaml.AliasNode {
+			root = root.Alias
+		}
+		if root.Kind != yaml.MappingNode {
+			ps.fail(ps.at(root), "", "must be a mapping of keys, got %s", describe(root))
+			continue
+		}
+		d := doc{file: f.name, root: root, profileFile: f.profile}
+		d.onProfile, d.onProfileKey = findPath(root, "spring", "config", "activate", "on-profile")
+		out = append(out, d)
+	}
+	return out
 }
 
-// document reads one YAML document of the file.
-func (ps *parser) document(doc *yaml.Node) {
-	if len(doc.Content) == 0 {
+// document reads one document: its resilience4j and levee keys when it applies to the active
+// profiles (see activeDoc), a later document's keys over an earlier one's, as Spring loads a
+// multi-document file. Every other top-level key belongs to someone else and is left alone.
+func (ps *parser) document(d doc) {
+	ps.file, ps.profileFile = d.file, d.profileFile
+	root := d.root
+	if !ps.activeDoc(d) {
 		return
 	}
-	root := doc.Content[0]
-	if root.Kind == yaml.ScalarNode && root.Tag == "!!null" {
-		return
-	}
-	if root.Kind == yaml.AliasNode {
-		root = root.Alias
-	}
-	if root.Kind != yaml.MappingNode {
-		ps.fail(ps.at(root), "", "must be a mapping of keys, got %s", describe(root))
-		return
-	}
-	if !ps.activeDoc(root) {
-		return
-	}
-	// Only the keys of resilience4j are read, whether written nested or dotted
+	// Only the keys of resilience4j and levee are read, whether written nested or dotted
 	// ("resilience4j.circuitbreaker:"): the others belong to someone else.
 	ours := &yaml.Node{Kind: yaml.MappingNode, Line: root.Line}
 	for i := 0; i+1 < len(root.Content); i += 2 {
 		k := root.Content[i]
-		if first, _, _ := strings.Cut(k.Value, "."); norm(first) == "resilience4j" {
+		if first, _, _ := strings.Cut(k.Value, "."); isRoot(first) {
 			ours.Content = append(ours.Content, k, root.Content[i+1])
 		}
 	}
@@ -293,17 +307,17 @@ func (ps *parser) document(doc *yaml.Node) {
 	}
 	ps.sawSection = true
 	for _, kv := range ps.pairs(ps.expand(ours, "", 0), "") {
-		ps.resilience4j(kv[1], kv[0].Value)
+		ps.root(kv[1], kv[0].Value)
 	}
 }
 
 // activeDoc reports whether a document applies to the active profiles: a document without
-// spring.config.activate.on-profile always does; one with it when one of the profiles it
-// names is active ("prod", "prod, eu" or a list), or, for "!prod", when prod is not, as
-// Spring's profile expressions. Spring's & and | operators are refused with an error, as is a
-// profile document in a profile-specific file (Spring refuses that too).
-func (ps *parser) activeDoc(root *yaml.Node) bool {
-	n, at := findPath(root, "spring", "config", "activate", "on-profile")
+// spring.config.activate.on-profile always does; one with it when one of the profile
+// expressions it lists ("prod", "prod, eu", a YAML list, "!prod", "prod & !eu",
+// "(prod | staging) & eu") accepts the active profiles, as Spring's. A malformed expression
+// is an error, as is a profile document in a profile-specific file.
+func (ps *parser) activeDoc(d doc) bool {
+	n, at := d.onProfile, d.onProfileKey
 	if n == nil {
 		return true
 	}
@@ -318,26 +332,29 @@ func (ps *parser) activeDoc(root *yaml.Node) bool {
 		exprs = strings.Split(n.Value, ",")
 	case yaml.SequenceNode:
 		for _, item := range n.Content {
-			exprs = append(exprs, item.Value)
+			exprs = append(exprs, strings.Split(item.Value, ",")...)
 		}
+	default:
+		ps.fail(ps.at(at), path, "must be a profile expression or a list of them, got %s", describe(n))
+		return false
 	}
+	active, seen := false, false
 	for _, e := range exprs {
-		e = strings.TrimSpace(e)
-		switch {
-		case e == "":
+		if strings.TrimSpace(e) == "" {
 			continue
-		case strings.ContainsAny(e, "&|()"):
-			ps.fail(ps.at(n), path, "profile expression %q: levee reads profile names, lists of them and !name", e)
-			return false
-		case strings.HasPrefix(e, "!"):
-			if !slices.Contains(ps.profiles, strings.TrimSpace(e[1:])) {
-				return true
-			}
-		case slices.Contains(ps.profiles, e):
-			return true
 		}
+		seen = true
+		m, err := parseProfileExpr(e)
+		if err != nil {
+			ps.fail(ps.at(at), path, "%v", err)
+			return false
+		}
+		active = active || m(ps.profiles)
 	}
-	return false
+	if !seen {
+		ps.fail(ps.at(at), path, "empty value: name the profiles the document is for")
+	}
+	return active
 }
 
 // findPath finds the value under the keys of path in mapping n, written nested, dotted or
@@ -556,18 +573,29 @@ func splitKey(k string) (segs []string, ok bool) {
 	return segs, true
 }
 
-func (ps *parser) resilience4j(n *yaml.Node, path string) {
+// isRoot reports whether a top-level key is one the loader reads: resilience4j, or levee.
+func isRoot(k string) bool {
+	for _, s := range sections {
+		if norm(s.root) == norm(k) {
+			return true
+		}
+	}
+	return false
+}
+
+// root reads the sections under a top-level key, resilience4j or levee.
+func (ps *parser) root(n *yaml.Node, path string) {
 	for _, kv := range ps.pairs(n, path) {
 		k, v := kv[0], kv[1]
 		var sec *rawSection
 		for _, s := range sections {
-			if norm(s.key) == norm(k.Value) {
+			if norm(s.root) == norm(path) && norm(s.key) == norm(k.Value) {
 				sec = ps.sections[s.pattern]
 			}
 		}
 		p := join(path, k.Value)
 		if sec == nil {
-			ps.fail(ps.at(k), p, "unknown key: levee reads %s%s", sectionKeys(), didYouMean(k.Value, sectionNames()))
+			ps.fail(ps.at(k), p, "unknown key: levee reads %s%s", sectionKeys(path), didYouMean(k.Value, sectionNames(path)))
 			continue
 		}
 		sec.prefix = p
@@ -575,12 +603,15 @@ func (ps *parser) resilience4j(n *yaml.Node, path string) {
 	}
 }
 
-func sectionKeys() string { return strings.Join(sectionNames(), ", ") }
+// sectionKeys lists the sections under root (resilience4j or levee).
+func sectionKeys(root string) string { return strings.Join(sectionNames(root), ", ") }
 
-func sectionNames() []string {
+func sectionNames(root string) []string {
 	var ks []string
 	for _, s := range sections {
-		ks = append(ks, s.key)
+		if norm(s.root) == norm(root) {
+			ks = append(ks, s.key)
+		}
 	}
 	return ks
 }
