@@ -14,12 +14,14 @@ import (
 	"time"
 
 	"github.com/levee-go/levee"
+	"github.com/levee-go/levee/adaptive"
 	"github.com/levee-go/levee/async"
 	"github.com/levee-go/levee/bulkhead"
 	"github.com/levee-go/levee/circuitbreaker"
 	"github.com/levee-go/levee/ratelimiter"
 	"github.com/levee-go/levee/registry"
 	"github.com/levee-go/levee/retry"
+	"github.com/levee-go/levee/throttle"
 	"github.com/levee-go/levee/timelimiter"
 )
 
@@ -522,6 +524,12 @@ func check(ps *parser, p registry.Pattern, e *entry, pr props, cfg any) {
 		_, err = ratelimiter.New(e.name, c)
 	case timelimiter.Config:
 		_, err = timelimiter.New(e.name, c)
+	case adaptive.Config:
+		_, err = adaptive.New(e.name, c)
+	case adaptive.PrioritizerConfig:
+		_, err = adaptive.NewPrioritizer(e.name, c)
+	case throttle.Config:
+		_, err = throttle.New(e.name, c)
 	default:
 		err = fmt.Errorf("unexpected config %T of %s", cfg, p)
 	}

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/levee-go/levee/adaptive"
 	"github.com/levee-go/levee/async"
 	"github.com/levee-go/levee/bulkhead"
 	"github.com/levee-go/levee/circuitbreaker"
@@ -16,6 +17,7 @@ import (
 	"github.com/levee-go/levee/ratelimiter"
 	"github.com/levee-go/levee/registry"
 	"github.com/levee-go/levee/retry"
+	"github.com/levee-go/levee/throttle"
 	"github.com/levee-go/levee/timelimiter"
 )
 
@@ -80,6 +82,14 @@ type Config struct {
 	WorkerPools     Section[async.WorkerPoolConfig] // resilience4j.thread-pool-bulkhead
 	RateLimiters    Section[ratelimiter.Config]
 	TimeLimiters    Section[timelimiter.Config]
+
+	// Adaptive, Prioritizers and Throttlers are levee's own sections, under levee:
+	// levee.adaptive (adaptive.Limiter), levee.prioritizer (adaptive.Prioritizer) and
+	// levee.throttle (throttle.Throttler), written in the style of Resilience4j's (see the
+	// package documentation). A registry does not hold them: NewOverload builds them.
+	Adaptive     Section[adaptive.Config]
+	Prioritizers Section[adaptive.PrioritizerConfig]
+	Throttlers   Section[throttle.Config]
 
 	// Order is the pipeline's order from the aspect-order keys, outermost first: Spring's
 	// default is Retry, CircuitBreaker, RateLimiter, TimeLimiter, Bulkhead.
@@ -192,6 +202,10 @@ func parseFiles(name string, mains []file, profileFiles func(string) ([]file, er
 	c.WorkerPools = section(ps, registry.WorkerPool, opts, c, (*reader).workerPool)
 	c.RateLimiters = section(ps, registry.RateLimiter, opts, c, (*reader).rateLimiter)
 	c.TimeLimiters = section(ps, registry.TimeLimiter, opts, c, (*reader).timeLimiter)
+	c.Adaptive = section(ps, Adaptive, opts, c, (*reader).adaptive)
+	c.Prioritizers = section(ps, Prioritizer, opts, c, (*reader).prioritizer)
+	c.Throttlers = section(ps, Throttle, opts, c, (*reader).throttle)
+	checkOverload(ps, c)
 	c.Order = ps.order()
 
 	if len(ps.errs) > 0 {

@@ -114,6 +114,67 @@
 // ignoreClassBindingExceptions: true, which skips it with a Warning, as Resilience4j's
 // converter skips a class it cannot load.
 //
+// # levee's own sections
+//
+// The patterns Resilience4j has no counterpart of are configured under the top-level key
+// levee, in the same style: levee.<section>.configs.NAME (configs.default the default of
+// every instance), instances.NAME, baseConfig, Spring's relaxed binding, dotted and indexed
+// keys, profiles, and LEVEE_<SECTION>_INSTANCES_<NAME>_<KEY> variables (a LEVEE_ variable
+// naming no section is someone else's and left alone). Inheritance is that of Resilience4j's
+// registries other than the breaker's: configs.default beneath a baseConfig chain.
+//
+//	levee:
+//	  adaptive:
+//	    instances:
+//	      checkout:
+//	        limitAlgorithm: GRADIENT2
+//	        maxLimit: 200
+//	        maxQueued: 100
+//	        prioritizer: shared
+//	  prioritizer:
+//	    instances:
+//	      shared: {queueStart: 1, queueFull: 2}
+//	  throttle:
+//	    instances:
+//	      backend: {k: 2, window: 2m, recordExceptions: [demo.r4j.OverloadedException]}
+//
+//	o, err := cfg.NewOverload() // o.Limiters["checkout"], o.Prioritizers["shared"], o.Throttlers["backend"]
+//
+// The keys, each a field of the Go config (the range is New's; a 0 that Go reads as the
+// default is refused unless the table gives its meaning):
+//
+//	levee.adaptive (adaptive.Config)       default  range, meaning
+//	  limitAlgorithm                       VEGAS    VEGAS, AIMD, GRADIENT2 (Algorithm)
+//	  initialLimit, minLimit, maxLimit     20, 1, 1000  [1, 1048576], minLimit <= initialLimit <= maxLimit
+//	  maxQueued                            0        >= 0; 0 queues nobody
+//	  maxWaitDuration                      1s       > 0
+//	  alpha, beta                          1, 2     Vegas: (0, 1e6], beta > alpha
+//	  probeInterval                        60s      Vegas's re-measurement; 0 never probes (NoProbe)
+//	  probeLimit, probeSamples             3, 50    [minLimit, maxLimit], [1, 1e6]
+//	  backoffRatio, timeout                0.9, 5s  AIMD: [0.5, 1), > 0
+//	  tolerance, smoothing                 1.5, 0.2 Gradient2: [1, 1e6], (0, 1]
+//	  queueSize, longWindow                4, 600   Gradient2: [0, 1048576] (0: NoQueueSize), [1, 1e6]
+//	  latencyCeiling                       0        >= 0; 0 is no ceiling
+//	  prioritizer                          (none)   an instance of levee.prioritizer, which
+//	                                                NewOverload registers the limiter with
+//	levee.prioritizer (adaptive.PrioritizerConfig)
+//	  queueStart, queueFull                1, 2     (0, 1e6], queueFull > queueStart (0 refused:
+//	                                                Go reads it as the default)
+//	  calibrationInterval                  1s       > 0
+//	levee.throttle (throttle.Config)
+//	  k                                    2        [1, 1e6] (K)
+//	  window, windowBuckets                2m, 20   > 0, [1, 1000], window >= windowBuckets ns
+//	  recordExceptions                     (every error)  exception classes, as a breaker's;
+//	                                                a levee rejection is refused
+//	  ignoreClassBindingExceptions         false    as in Resilience4j's sections
+//
+// Config.NewOverload builds them (a registry holds Resilience4j's patterns only); Pipeline
+// leaves them out: add a limiter with levee.Pipeline's WithConcurrencyLimiter (or a
+// prioritizer's Prioritizer.Limiter(l)) and a throttler with WithAdmission. Reload reports
+// their changes as Unchanged: build them again. The priority of a call is not a key: it comes
+// with the call's context (priority.WithPriority, or a header the HTTP and gRPC middleware
+// read).
+//
 // # Explicit values mean what they say
 //
 // In a levee Config the zero value of a field means Resilience4j's default; in a file, a key

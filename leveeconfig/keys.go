@@ -138,6 +138,59 @@ var specs = map[registry.Pattern][]keySpec{
 	},
 }
 
+// The patterns of levee's own sections, under the top-level key levee, which a
+// registry.Registry does not hold: Config.NewOverload builds them.
+const (
+	// Adaptive is levee.adaptive: adaptive.Limiter instances (adaptive.Config).
+	Adaptive registry.Pattern = "adaptive"
+	// Prioritizer is levee.prioritizer: adaptive.Prioritizer instances
+	// (adaptive.PrioritizerConfig).
+	Prioritizer registry.Pattern = "prioritizer"
+	// Throttle is levee.throttle: throttle.Throttler instances (throttle.Config).
+	Throttle registry.Pattern = "throttle"
+)
+
+func init() {
+	specs[Adaptive] = []keySpec{
+		{name: "limitAlgorithm", kind: kEnum, def: "VEGAS"},
+		{name: "initialLimit", kind: kInt, def: "20"},
+		{name: "minLimit", kind: kInt, def: "1"},
+		{name: "maxLimit", kind: kInt, def: "1000"},
+		{name: "maxQueued", kind: kInt, def: "0"},
+		{name: "maxWaitDuration", kind: kDuration, def: "1s"},
+		{name: "alpha", kind: kFloat, def: "1"},
+		{name: "beta", kind: kFloat, def: "2"},
+		{name: "probeInterval", kind: kDuration, def: "60s"},
+		{name: "probeLimit", kind: kInt, def: "3 (at least minLimit)"},
+		{name: "probeSamples", kind: kInt, def: "50"},
+		{name: "backoffRatio", kind: kFloat, def: "0.9"},
+		{name: "timeout", kind: kDuration, def: "5s"},
+		{name: "tolerance", kind: kFloat, def: "1.5"},
+		{name: "smoothing", kind: kFloat, def: "0.2"},
+		{name: "queueSize", kind: kInt, def: "4"},
+		{name: "longWindow", kind: kInt, def: "600"},
+		{name: "latencyCeiling", kind: kDuration, def: "0"},
+		{name: "prioritizer", kind: kString},
+	}
+	specs[Prioritizer] = []keySpec{
+		{name: "queueStart", kind: kFloat, def: "1"},
+		{name: "queueFull", kind: kFloat, def: "2"},
+		{name: "calibrationInterval", kind: kDuration, def: "1s"},
+	}
+	specs[Throttle] = []keySpec{
+		{name: "k", kind: kFloat, def: "2"},
+		{name: "window", kind: kDuration, def: "2m"},
+		{name: "windowBuckets", kind: kInt, def: "20"},
+		{name: "recordExceptions", kind: kList},
+		keyClassBinding,
+	}
+	sections = append(sections,
+		sectionSpec{pattern: Adaptive, key: "adaptive", root: "levee"},
+		sectionSpec{pattern: Prioritizer, key: "prioritizer", root: "levee"},
+		sectionSpec{pattern: Throttle, key: "throttle", root: "levee"},
+	)
+}
+
 // section describes one pattern's part of the file: resilience4j.<Key>.
 type sectionSpec struct {
 	pattern registry.Pattern

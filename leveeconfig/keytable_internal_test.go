@@ -11,12 +11,14 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/levee-go/levee/adaptive"
 	"github.com/levee-go/levee/async"
 	"github.com/levee-go/levee/bulkhead"
 	"github.com/levee-go/levee/circuitbreaker"
 	"github.com/levee-go/levee/ratelimiter"
 	"github.com/levee-go/levee/registry"
 	"github.com/levee-go/levee/retry"
+	"github.com/levee-go/levee/throttle"
 	"github.com/levee-go/levee/timelimiter"
 )
 
@@ -34,7 +36,7 @@ func goFieldNames() []string {
 }
 
 var configTypes = []any{circuitbreaker.Config{}, retry.Config{}, bulkhead.Config{}, async.WorkerPoolConfig{},
-	ratelimiter.Config{}, timelimiter.Config{}}
+	ratelimiter.Config{}, timelimiter.Config{}, adaptive.Config{}, adaptive.PrioritizerConfig{}, throttle.Config{}}
 
 // badValues are values of the wrong type or out of range for a key of each kind; each key of
 // the table is loaded with each of them, alone and with the switches that make it count.
