@@ -46,7 +46,9 @@ func (r *reader) floatIn(key string, lo, hi float64, loOpen, hiOpen bool, dst *f
 }
 
 // num renders a bound as the patterns' errors do: 1e6, 0.5.
-func num(f float64) string { return strings.Replace(strconv.FormatFloat(f, 'g', -1, 64), "e+0", "e", 1) }
+func num(f float64) string {
+	return strings.Replace(strconv.FormatFloat(f, 'g', -1, 64), "e+0", "e", 1)
+}
 
 func (r *reader) adaptive() adaptive.Config {
 	var c adaptive.Config
