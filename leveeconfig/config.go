@@ -90,6 +90,11 @@ type Config struct {
 	Adaptive     Section[adaptive.Config]
 	Prioritizers Section[adaptive.PrioritizerConfig]
 	Throttlers   Section[throttle.Config]
+	// AdaptivePartitioned and AdaptiveKeyed are the adaptive instances with partitions
+	// (adaptive.PartitionedConfig) or maxKeys (adaptive.KeyedConfig), by name; their
+	// limit's config is also in Adaptive.Instances.
+	AdaptivePartitioned map[string]adaptive.PartitionedConfig
+	AdaptiveKeyed       map[string]adaptive.KeyedConfig
 
 	// Order is the pipeline's order from the aspect-order keys, outermost first: Spring's
 	// default is Retry, CircuitBreaker, RateLimiter, TimeLimiter, Bulkhead.
@@ -205,7 +210,7 @@ func parseFiles(name string, mains []file, profileFiles func(string) ([]file, er
 	c.Adaptive = section(ps, Adaptive, opts, c, (*reader).adaptive)
 	c.Prioritizers = section(ps, Prioritizer, opts, c, (*reader).prioritizer)
 	c.Throttlers = section(ps, Throttle, opts, c, (*reader).throttle)
-	checkOverload(ps, c)
+	checkOverload(ps, c, opts)
 	c.Order = ps.order()
 
 	if len(ps.errs) > 0 {

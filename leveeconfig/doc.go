@@ -157,6 +157,14 @@
 //	  latencyCeiling                       0        >= 0; 0 is no ceiling
 //	  prioritizer                          (none)   an instance of levee.prioritizer, which
 //	                                                NewOverload registers the limiter with
+//	  partitions                           (none)   NAME: {share, rejectionDelay}, Netflix's shares
+//	                                                of the limit: each share in (0, 1], summing
+//	                                                to at most 1 (adaptive.NewPartitioned)
+//	  maxKeys                              (none)   [1, 1048576]: one share per key, for tenants
+//	                                                (adaptive.NewKeyed); not with partitions
+//	  rejectionDelay                       0        >= 0: the keyed limiter's, and the default
+//	                                                of each partition without its own
+//	  maxDelayedCalls                      100      >= 0 (0: the default); with partitions or maxKeys
 //	levee.prioritizer (adaptive.PrioritizerConfig)
 //	  queueStart, queueFull                1, 2     (0, 1e6], queueFull > queueStart (0 refused:
 //	                                                Go reads it as the default)
@@ -168,6 +176,8 @@
 //	                                                a levee rejection is refused
 //	  ignoreClassBindingExceptions         false    as in Resilience4j's sections
 //
+// An instance with partitions or maxKeys queues nobody (maxQueued must stay 0) and has no
+// prioritizer; its partitions come whole from one source, as a list does, in the file's order.
 // Config.NewOverload builds them (a registry holds Resilience4j's patterns only); Pipeline
 // leaves them out: add a limiter with levee.Pipeline's WithConcurrencyLimiter (or a
 // prioritizer's Prioritizer.Limiter(l)) and a throttler with WithAdmission. Reload reports

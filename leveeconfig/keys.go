@@ -18,6 +18,7 @@ const (
 	kEnum
 	kList
 	kString
+	kMap // a mapping of names to mappings of keys: an adaptive limiter's partitions
 )
 
 // keySpec describes one instance key of Resilience4j's Spring configuration.
@@ -171,6 +172,10 @@ func init() {
 		{name: "longWindow", kind: kInt, def: "600"},
 		{name: "latencyCeiling", kind: kDuration, def: "0"},
 		{name: "prioritizer", kind: kString},
+		{name: "partitions", kind: kMap},
+		{name: "maxKeys", kind: kInt},
+		{name: "rejectionDelay", kind: kDuration, def: "0"},
+		{name: "maxDelayedCalls", kind: kInt, def: "100"},
 	}
 	specs[Prioritizer] = []keySpec{
 		{name: "queueStart", kind: kFloat, def: "1"},

@@ -48,6 +48,7 @@ var badValues = map[kind][]string{
 	kEnum:     {"BOGUS", "\"\""},
 	kList:     {"demo.Unknown"},
 	kString:   {"x"},
+	kMap:      {"x", "[a]"},
 }
 
 // TestEveryKeyErrsInTheFilesWords walks every key of the key table with bad values: each key

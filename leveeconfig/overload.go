@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -136,12 +137,131 @@ func (r *reader) throttle() throttle.Config {
 	return c
 }
 
-// checkOverload checks what the sections of levee refer to: an adaptive instance's
-// prioritizer names an instance of levee.prioritizer.
-func checkOverload(ps *parser, c *Config) {
-	for _, name := range c.Names(Adaptive) {
-		v := c.settings[Adaptive][name]["prioritizer"]
+// partitioned reads the partition keys of an adaptive instance: partitions (a
+// PartitionedLimiter) or maxKeys (a keyed one), rejectionDelay (the keyed limiter's, and the
+// default of every partition without its own) and maxDelayedCalls. It returns the configs
+// with cfg as their limit's; both nil for an instance with neither key.
+func (r *reader) partitioned(cfg adaptive.Config) (*adaptive.PartitionedConfig, *adaptive.KeyedConfig) {
+	pv, kv := r.p["partitions"], r.p["maxKeys"]
+	var delay time.Duration
+	dv := r.p["rejectionDelay"]
+	if d, v := r.dur("rejectionDelay"); v != nil {
+		delay = d
+	}
+	delayed, mv := r.int("maxDelayedCalls", 0)
+	if pv == nil && kv == nil {
+		for _, v := range []*value{dv, mv} {
+			if v != nil {
+				r.ps.mistake(v.src, v.path, "ignored without partitions or maxKeys: it applies to a partitioned limiter")
+			}
+		}
+		return nil, nil
+	}
+	if q := r.p["maxQueued"]; q != nil && cfg.MaxQueued != 0 {
+		at := pv
+		if at == nil {
+			at = kv
+		}
+		r.failf(q, "must be 0 with %s (%s): a partitioned limiter queues nobody", at.spec.name, at.src)
+		return nil, nil
+	}
+	if pv != nil && kv != nil {
+		r.failf(kv, "conflicts with partitions (%s): a limiter is partitioned by names or by keys, not both", pv.src)
+		return nil, nil
+	}
+	if kv != nil {
+		n, v := r.intIn("maxKeys", 1, 1<<20)
 		if v == nil {
+			return nil, nil
+		}
+		return nil, &adaptive.KeyedConfig{Config: cfg, MaxKeys: n, RejectionDelay: delay, MaxDelayedCalls: delayed}
+	}
+	out := &adaptive.PartitionedConfig{Config: cfg, MaxDelayedCalls: delayed}
+	sum, bad := 0.0, false
+	var shares []string
+	for _, part := range r.ps.pairs(pv.node, pv.path) {
+		name, at := part[0].Value, join(pv.path, part[0].Value)
+		p := adaptive.Partition{Name: name, RejectionDelay: delay}
+		sub := props{}
+		for _, kv := range r.ps.pairs(part[1], at) {
+			k, n := kv[0], kv[1]
+			key := ""
+			switch norm(k.Value) {
+			case "share":
+				key = "share"
+			case "rejectiondelay":
+				key = "rejectionDelay"
+			default:
+				r.ps.fail(Source{File: pv.src.File, Line: k.Line, Env: pv.src.Env}, join(at, k.Value),
+					"unknown key of a partition: it takes share and rejectionDelay%s", didYouMean(k.Value, []string{"share", "rejectionDelay"}))
+				bad = true
+				continue
+			}
+			sub[key] = &value{path: join(at, k.Value), spec: keySpec{name: key}, scalar: n.Value,
+				src: Source{File: pv.src.File, Line: k.Line, Env: pv.src.Env}}
+		}
+		pr := &reader{ps: r.ps, p: sub}
+		if sub["share"] == nil {
+			r.ps.fail(Source{File: pv.src.File, Line: part[0].Line, Env: pv.src.Env}, at, "no share: a partition needs its share of the limit, in (0, 1]")
+			bad = true
+			continue
+		}
+		before := len(r.ps.errs)
+		pr.floatIn("share", 0, 1, true, false, &p.Share)
+		if d, v := pr.dur("rejectionDelay"); v != nil {
+			p.RejectionDelay = d
+		}
+		if len(r.ps.errs) > before {
+			bad = true
+			continue
+		}
+		sum += p.Share
+		shares = append(shares, name+" "+num(p.Share))
+		out.Partitions = append(out.Partitions, p)
+	}
+	if len(out.Partitions) == 0 && !bad {
+		r.failf(pv, "lists no partition: give each its share, as partitions: {live: {share: 0.9}, batch: {share: 0.1}}")
+		return nil, nil
+	}
+	if !bad && sum > 1+1e-9 {
+		r.failf(pv, "the shares sum to %s (%s): they must sum to at most 1", num(math.Round(sum*1e9)/1e9), strings.Join(shares, ", "))
+		return nil, nil
+	}
+	if bad {
+		return nil, nil
+	}
+	return out, nil
+}
+
+// checkOverload checks what the sections of levee refer to: an adaptive instance's
+// prioritizer names an instance of levee.prioritizer, and the instance is not partitioned.
+// It reads the partitioned instances' keys into c.
+func checkOverload(ps *parser, c *Config, opts Options) {
+	c.AdaptivePartitioned = map[string]adaptive.PartitionedConfig{}
+	c.AdaptiveKeyed = map[string]adaptive.KeyedConfig{}
+	for _, name := range c.Names(Adaptive) {
+		pr := c.settings[Adaptive][name]
+		before := len(ps.errs)
+		r := &reader{ps: ps, p: pr, errors: opts.Errors}
+		pc, kc := r.partitioned(c.Adaptive.Instances[name])
+		switch {
+		case pc != nil:
+			if _, err := adaptive.NewPartitioned(name, *pc); err != nil && len(ps.errs) == before {
+				ps.failNew(pr["partitions"].src, pr["partitions"].path, Adaptive, pr, err)
+			}
+			c.AdaptivePartitioned[name] = *pc
+		case kc != nil:
+			if _, err := adaptive.NewKeyed(name, *kc); err != nil && len(ps.errs) == before {
+				ps.failNew(pr["maxKeys"].src, pr["maxKeys"].path, Adaptive, pr, err)
+			}
+			c.AdaptiveKeyed[name] = *kc
+		}
+		v := pr["prioritizer"]
+		if v == nil {
+			continue
+		}
+		if pc != nil || kc != nil {
+			ps.fail(v.src, v.path, "a prioritizer serves an unpartitioned limiter: remove partitions or maxKeys, or the prioritizer")
 			continue
 		}
 		if _, ok := c.Prioritizers.Instances[strings.TrimSpace(v.scalar)]; !ok {
@@ -162,7 +282,11 @@ func checkOverload(ps *parser, c *Config) {
 // Prioritizer.Limiter(l)) and WithAdmission (a throttler), or with their packages' Execute
 // and Decorator.
 type Overload struct {
-	Limiters     map[string]*adaptive.Limiter
+	// Limiters are the adaptive instances without partitions or maxKeys.
+	Limiters map[string]*adaptive.Limiter
+	// Partitioned are the adaptive instances with partitions (adaptive.NewPartitioned) or
+	// maxKeys (adaptive.NewKeyed).
+	Partitioned  map[string]*adaptive.PartitionedLimiter
 	Prioritizers map[string]*adaptive.Prioritizer
 	Throttlers   map[string]*throttle.Throttler
 }
@@ -178,8 +302,8 @@ func (c *Config) NewOverload() (*Overload, error) {
 	if c == nil || c.settings == nil {
 		return nil, errors.New("leveeconfig: NewOverload needs a Config made by Load or Parse")
 	}
-	o := &Overload{Limiters: map[string]*adaptive.Limiter{}, Prioritizers: map[string]*adaptive.Prioritizer{},
-		Throttlers: map[string]*throttle.Throttler{}}
+	o := &Overload{Limiters: map[string]*adaptive.Limiter{}, Partitioned: map[string]*adaptive.PartitionedLimiter{},
+		Prioritizers: map[string]*adaptive.Prioritizer{}, Throttlers: map[string]*throttle.Throttler{}}
 	var errs []error
 	for _, name := range slices.Sorted(maps.Keys(c.Prioritizers.Instances)) {
 		p, err := adaptive.NewPrioritizer(name, c.Prioritizers.Instances[name])
@@ -190,6 +314,21 @@ func (c *Config) NewOverload() (*Overload, error) {
 		o.Prioritizers[name] = p
 	}
 	for _, name := range slices.Sorted(maps.Keys(c.Adaptive.Instances)) {
+		var pl *adaptive.PartitionedLimiter
+		var err error
+		if pc, ok := c.AdaptivePartitioned[name]; ok {
+			pl, err = adaptive.NewPartitioned(name, pc)
+		} else if kc, ok := c.AdaptiveKeyed[name]; ok {
+			pl, err = adaptive.NewKeyed(name, kc)
+		}
+		if pl != nil || err != nil {
+			if err != nil {
+				errs = append(errs, fmt.Errorf("leveeconfig: adaptive %q: %w", name, err))
+			} else {
+				o.Partitioned[name] = pl
+			}
+			continue
+		}
 		l, err := adaptive.New(name, c.Adaptive.Instances[name])
 		if err != nil {
 			errs = append(errs, fmt.Errorf("leveeconfig: adaptive %q: %w", name, err))

@@ -136,3 +136,96 @@ app.yml:24: levee.throttle.instances.u.window: must be at least windowBuckets (2
 app.yml:27: levee.throttle.instances.v.recordExceptions: lists a levee rejection (circuitbreaker: call not permitted): a rejection by an inner pattern never reached the backend, and a throttler never counts it
 app.yml:28: levee.bogus: unknown key: levee reads adaptive, prioritizer, throttle`, err.Error())
 }
+
+// partitions makes an adaptive instance a PartitionedLimiter (Netflix's shares), maxKeys a
+// keyed one; their errors name the keys in the file's words.
+func TestAdaptivePartitions(t *testing.T) {
+	c, err := load(t, `levee:
+  adaptive:
+    configs:
+      default:
+        limitAlgorithm: AIMD
+    instances:
+      api:
+        maxLimit: 100
+        rejectionDelay: 5ms
+        partitions:
+          live: {share: 0.9}
+          batch:
+            share: 0.1
+            rejectionDelay: 20ms
+      tenants:
+        maxKeys: 50
+        rejectionDelay: 1ms
+        maxDelayedCalls: 10
+`)
+	require.NoError(t, err)
+	assert.Empty(t, c.Warnings)
+	o, err := c.NewOverload()
+	require.NoError(t, err)
+	assert.Empty(t, o.Limiters)
+	api := o.Partitioned["api"].Config()
+	assert.Equal(t, []adaptive.Partition{{Name: "live", Share: 0.9, RejectionDelay: 5 * time.Millisecond},
+		{Name: "batch", Share: 0.1, RejectionDelay: 20 * time.Millisecond}}, api.Partitions, "in the file's order")
+	assert.Equal(t, adaptive.AIMD, api.Algorithm)
+	assert.Equal(t, 100, api.MaxLimit)
+	assert.Equal(t, adaptive.DefaultMaxDelayedCalls, api.MaxDelayedCalls)
+	assert.Equal(t, adaptive.KeyedConfig{Config: c.Adaptive.Instances["tenants"], MaxKeys: 50, RejectionDelay: time.Millisecond, MaxDelayedCalls: 10},
+		c.AdaptiveKeyed["tenants"])
+	require.NotNil(t, o.Partitioned["tenants"])
+	assert.Equal(t, "{batch: {rejectionDelay: 20ms, share: 0.1}, live: {share: 0.9}}", settingOf(c, leveeconfig.Adaptive, "api", "partitions"))
+
+	_, err = load(t, `levee:
+  prioritizer.instances.p: {}
+  adaptive:
+    instances:
+      a:
+        partitions:
+          live: {share: 0.9}
+          batch: {share: 0.2}
+      b:
+        partitions: {live: {share: 0}, x: {weight: 1}, y: {}}
+      c:
+        maxKeys: 10
+        partitions: {live: {share: 1}}
+      d:
+        maxQueued: 5
+        maxKeys: 10
+      e:
+        partitions: {live: {share: 0.5}}
+        prioritizer: p
+      f:
+        maxKeys: 0
+`)
+	assert.EqualError(t, err, `app.yml:6: levee.adaptive.instances.a.partitions: the shares sum to 1.1 (live 0.9, batch 0.2): they must sum to at most 1
+app.yml:10: levee.adaptive.instances.b.partitions.live.share: must be in (0, 1], got 0
+app.yml:10: levee.adaptive.instances.b.partitions.x: no share: a partition needs its share of the limit, in (0, 1]
+app.yml:10: levee.adaptive.instances.b.partitions.x.weight: unknown key of a partition: it takes share and rejectionDelay
+app.yml:10: levee.adaptive.instances.b.partitions.y: no share: a partition needs its share of the limit, in (0, 1]
+app.yml:12: levee.adaptive.instances.c.maxKeys: conflicts with partitions (app.yml:13): a limiter is partitioned by names or by keys, not both
+app.yml:15: levee.adaptive.instances.d.maxQueued: must be 0 with maxKeys (app.yml:16): a partitioned limiter queues nobody
+app.yml:19: levee.adaptive.instances.e.prioritizer: a prioritizer serves an unpartitioned limiter: remove partitions or maxKeys, or the prioritizer
+app.yml:21: levee.adaptive.instances.f.maxKeys: must be at least 1, got 0`, err.Error())
+
+	c, err = load(t, "levee.adaptive.instances.a:\n  rejectionDelay: 1ms\n")
+	require.NoError(t, err)
+	assert.Equal(t, []string{"app.yml:2: levee.adaptive.instances.a.rejectionDelay: ignored without partitions or maxKeys: it applies to a partitioned limiter"},
+		warningStrings(c))
+}
+
+func warningStrings(c *leveeconfig.Config) []string {
+	var out []string
+	for _, w := range c.Warnings {
+		out = append(out, w.String())
+	}
+	return out
+}
+
+func settingOf(c *leveeconfig.Config, p registry.Pattern, name, key string) string {
+	for _, s := range c.Settings(p, name) {
+		if s.Key == key {
+			return s.Value
+		}
+	}
+	return "(none)"
+}

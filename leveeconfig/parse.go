@@ -26,6 +26,8 @@ type value struct {
 	// items are where each entry of list was written, when it was written on a line of
 	// its own (a YAML sequence, an indexed key or variable); nil for a comma-separated value.
 	items []Source
+	// node is the mapping of a kMap key, as written.
+	node *yaml.Node
 	// indexed holds the entries written with their index (retryExceptions[0] in a file,
 	// ..._RETRYEXCEPTIONS_0 in the environment) until finishIndexes makes list of them.
 	indexed map[int]indexedItem
@@ -67,10 +69,32 @@ var indexedKey = regexp.MustCompile(`^(.*)\[(\d+)\]$`)
 
 // text renders the value as Settings shows it.
 func (v *value) text() string {
-	if v.spec.kind == kList {
+	switch {
+	case v.spec.kind == kList:
 		return strings.Join(v.list, ", ")
+	case v.node != nil:
+		return flowText(v.node)
 	}
 	return v.scalar
+}
+
+// flowText renders a mapping as YAML's flow style, its keys sorted: "{batch: {share: 0.1},
+// live: {share: 0.9}}".
+func flowText(n *yaml.Node) string {
+	if n.Kind != yaml.MappingNode {
+		return strings.TrimSpace(n.Value)
+	}
+	type kv struct{ k, v string }
+	var items []kv
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		items = append(items, kv{n.Content[i].Value, flowText(n.Content[i+1])})
+	}
+	slices.SortFunc(items, func(a, b kv) int { return strings.Compare(a.k, b.k) })
+	var parts []string
+	for _, it := range items {
+		parts = append(parts, it.k+": "+it.v)
+	}
+	return "{" + strings.Join(parts, ", ") + "}"
 }
 
 // props are the keys of one configs or instances entry, by Spring key.
@@ -805,6 +829,11 @@ func (ps *parser) key(pat registry.Pattern, e *entry, written, path string, src 
 	switch {
 	case n.Kind == yaml.ScalarNode && n.Tag == "!!null":
 		ps.fail(src, p, "no value")
+		return
+	case sp.kind == kMap && n.Kind == yaml.MappingNode:
+		v.node = n
+	case sp.kind == kMap:
+		ps.fail(src, p, "must be a mapping of names to their keys, got %s", describe(n))
 		return
 	case n.Kind == yaml.ScalarNode && sp.kind == kList:
 		for item := range strings.SplitSeq(n.Value, ",") {
