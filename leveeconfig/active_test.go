@@ -196,3 +196,32 @@ func TestProfileSiblingsOfAJSONFile(t *testing.T) {
 	_, err = leveeconfig.Load(t.TempDir(), leveeconfig.Options{Environ: []string{}})
 	assert.ErrorContains(t, err, "holds no application.properties, application.yml or application.yaml")
 }
+
+// A list comes whole from one source, as Spring binds it: a later document's or profile
+// file's list, whole or by index, replaces an earlier one's, never merged entry by entry.
+func TestAListComesWholeFromOneSource(t *testing.T) {
+	dir := t.TempDir()
+	for name, text := range map[string]string{
+		"application.yml": `resilience4j.retry.instances:
+  x:
+    retryExceptions: [java.io.IOException, java.net.ConnectException]
+  y:
+    retryExceptions[0]: java.io.IOException
+    retryExceptions[1]: java.net.ConnectException
+---
+spring.config.activate.on-profile: prod
+resilience4j.retry.instances.y.retryExceptions[0]: java.net.UnknownHostException
+`,
+		"application-prod.properties": "resilience4j.retry.instances.x.retryExceptions[0]=java.util.concurrent.TimeoutException\n",
+	} {
+		require.NoError(t, os.WriteFile(filepath.Join(dir, name), []byte(text), 0o600))
+	}
+	c, err := leveeconfig.Load(filepath.Join(dir, "application.yml"), leveeconfig.Options{Profiles: []string{"prod"}, Environ: []string{}})
+	require.NoError(t, err)
+	assert.Equal(t, "java.util.concurrent.TimeoutException", settingOf(c, registry.Retry, "x", "retryExceptions"))
+	assert.Equal(t, "java.net.UnknownHostException", settingOf(c, registry.Retry, "y", "retryExceptions"))
+
+	_, err = load(t, "resilience4j.retry.instances.x:\n  retryExceptions[0]: java.io.IOException\n  retryExceptions: java.io.IOException\n")
+	assert.EqualError(t, err, "app.yml:3: resilience4j.retry.instances.x.retryExceptions: conflicts with "+
+		"resilience4j.retry.instances.x.retryExceptions (app.yml:2): write the list either whole or by index")
+}

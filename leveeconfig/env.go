@@ -30,6 +30,7 @@ const leveeEnvPrefix = "LEVEE_"
 // indexed property in a variable (RESILIENCE4J_RETRY_INSTANCES_PAYMENT_RETRYEXCEPTIONS_0 is
 // retryExceptions[0]); as in Spring, a list from the environment replaces the file's whole.
 func (ps *parser) env(environ []string) {
+	ps.origin++ // the environment is one source
 	for _, kv := range environ {
 		name, val, ok := strings.Cut(kv, "=")
 		if !ok {

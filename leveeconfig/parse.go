@@ -26,6 +26,9 @@ type value struct {
 	// items are where each entry of list was written, when it was written on a line of
 	// its own (a YAML sequence, an indexed key or variable); nil for a comma-separated value.
 	items []Source
+	// origin numbers the source the value came from (a document of a file, or the
+	// environment), so that a list from a later source replaces an earlier one's whole.
+	origin int
 	// node is the mapping of a kMap key, as written.
 	node *yaml.Node
 	// indexed holds the entries written with their index (retryExceptions[0] in a file,
@@ -125,6 +128,7 @@ type parser struct {
 	profiles    []string
 	profileFile bool
 	sawSection  bool // a document read had a resilience4j key
+	origin      int  // the source being read, counted from 1 (see value.origin)
 	sections    map[registry.Pattern]*rawSection
 	errs        []error
 	warns       []Warning
@@ -313,6 +317,7 @@ func (ps *parser) decode(f file) []doc {
 // multi-document file. Every other top-level key belongs to someone else and is left alone.
 func (ps *parser) document(d doc) {
 	ps.file, ps.profileFile = d.file, d.profileFile
+	ps.origin++
 	root := d.root
 	if !ps.activeDoc(d) {
 		return
@@ -732,9 +737,10 @@ func (ps *parser) indexedEntry(pat registry.Pattern, e *entry, key, index, path 
 	}
 	v := e.props[sp.name]
 	switch {
-	case v == nil, v.src.Env == "" && src.Env != "":
-		// new, or the environment replacing the file's list whole
-		v = &value{path: join(path, sp.name), spec: sp, src: src, indexed: map[int]indexedItem{}}
+	case v == nil, v.origin != ps.origin:
+		// new, or a later source (a document, a profile's file, the environment) replacing
+		// an earlier one's list whole, as Spring binds a list from one source only
+		v = &value{path: join(path, sp.name), spec: sp, src: src, indexed: map[int]indexedItem{}, origin: ps.origin}
 		e.props[sp.name] = v
 	case v.indexed == nil:
 		ps.fail(src, p, "conflicts with %s (%s): write the list either whole or by index", v.path, v.src)
@@ -825,7 +831,7 @@ func (ps *parser) key(pat registry.Pattern, e *entry, written, path string, src 
 	if src.Env != "" {
 		p = join(path, sp.name) // the variable's upper case, spelt as in a file
 	}
-	v := &value{path: p, spec: sp, src: src}
+	v := &value{path: p, spec: sp, src: src, origin: ps.origin}
 	switch {
 	case n.Kind == yaml.ScalarNode && n.Tag == "!!null":
 		ps.fail(src, p, "no value")
@@ -871,6 +877,10 @@ func (ps *parser) key(pat registry.Pattern, e *entry, written, path string, src 
 			return
 		}
 		ps.warn(src, p, "%s", sp.ignored)
+	}
+	if old := e.props[sp.name]; old != nil && old.indexed != nil && old.origin == ps.origin {
+		ps.fail(src, p, "conflicts with %s (%s): write the list either whole or by index", old.path, old.src)
+		return
 	}
 	e.props[sp.name] = v
 }
