@@ -28,8 +28,9 @@
 // does not set from the config it names, itself maybe inheriting; an instance without one
 // inherits configs.default), tags, and the aspect-order key of the pattern. Keys are
 // Resilience4j 2's Spring keys, read with Spring's relaxed binding (slidingWindowSize and
-// sliding-window-size are one key); every other key under resilience4j is an error, keys
-// outside it are not read. Dotted keys are the nested keys they spell, at any level, and merge
+// sliding-window-size are one key); every other key under resilience4j is an error (and under levee,
+// whose sections are levee's own patterns: see below), keys outside them are not read, but
+// for Spring's profile keys. Dotted keys are the nested keys they spell, at any level, and merge
 // with them: "resilience4j.circuitbreaker:" as one key, or
 // "resilience4j.circuitbreaker.instances.payment.slidingWindowSize: 5" (a name holding dots is
 // written in brackets, "instances.[pay.v2]", as in Spring); a key given twice, in any of its
@@ -89,7 +90,10 @@
 // (COUNT_BASED); lists as YAML lists, comma-separated, or by index as Spring's indexed form
 // (retryExceptions[0]: ..., retryExceptions[1]: ...), whose indexes must run from 0 without a
 // gap; an error in an entry names the entry's line and index. An empty value ("") is an error
-// saying so. Exception class names map to Go errors through Options.Errors; Resilience4j's own
+// saying so. Every error speaks the file's words: the key as Resilience4j spells it, never a
+// Go field (a check the Go pattern's New makes, such as coreThreadPoolSize above
+// maxThreadPoolSize, is reported at the key's own line, each other key it names followed by
+// where it was set or "default"). Exception class names map to Go errors through Options.Errors; Resilience4j's own
 // exceptions are known (a
 // CallNotPermittedException in retryExceptions becomes retry.Config.RetryRejections, in a
 // breaker's recordExceptions RecordRejections; in ignoreExceptions it asks for what levee does
