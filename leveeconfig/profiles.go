@@ -57,7 +57,7 @@ func springProps(root *yaml.Node) []springProp {
 					p = join(p, norm(s))
 				}
 			}
-			if depth == 0 && !strings.HasPrefix(p, "spring") {
+			if depth == 0 && p != "spring" && !strings.HasPrefix(p, "spring.") {
 				continue
 			}
 			if v.Kind == yaml.MappingNode && depth < 6 {
