@@ -14,12 +14,14 @@ import (
 	"time"
 
 	"github.com/levee-go/levee"
+	"github.com/levee-go/levee/adaptive"
 	"github.com/levee-go/levee/async"
 	"github.com/levee-go/levee/bulkhead"
 	"github.com/levee-go/levee/circuitbreaker"
 	"github.com/levee-go/levee/ratelimiter"
 	"github.com/levee-go/levee/registry"
 	"github.com/levee-go/levee/retry"
+	"github.com/levee-go/levee/throttle"
 	"github.com/levee-go/levee/timelimiter"
 )
 
@@ -159,6 +161,11 @@ func (r *reader) dur(key string) (time.Duration, *value) {
 }
 
 func (r *reader) int(key string, min int) (int, *value) {
+	return r.intIn(key, min, math.MaxInt32)
+}
+
+// intIn reads an int in [min, max]; max is Java's int's largest unless the key has its own.
+func (r *reader) intIn(key string, min, max int) (int, *value) {
 	v := r.p[key]
 	if v == nil {
 		return 0, nil
@@ -167,13 +174,16 @@ func (r *reader) int(key string, min int) (int, *value) {
 	switch {
 	case err != nil && isInteger(v.scalar):
 		// Out of Java's int: say the key's own range, not int's.
-		r.failf(v, "must be at least %d and at most %d, got %s", min, math.MaxInt32, strings.TrimSpace(v.scalar))
+		r.failf(v, "must be at least %d and at most %d, got %s", min, max, strings.TrimSpace(v.scalar))
 		return 0, nil
 	case err != nil:
 		r.failf(v, "%q is not an integer: must be at least %d", v.scalar, min)
 		return 0, nil
 	case n < min:
 		r.failf(v, "must be at least %d, got %d", min, n)
+		return 0, nil
+	case n > max:
+		r.failf(v, "must be at least %d and at most %d, got %d", min, max, n)
 		return 0, nil
 	}
 	return n, v
@@ -302,6 +312,31 @@ func (r *reader) interval(initial time.Duration, initialKey, maxKey string) (fn 
 	if fv == nil {
 		factor = 0.5
 	}
+	// The checks of Resilience4j's IntervalFunction, each at its own key, in the file's words.
+	bad := false
+	if exp && mv != nil && !(mult >= 1) {
+		r.failf(mv, "must be at least 1 with enableExponentialBackoff: true, got %s", strings.TrimSpace(mv.scalar))
+		bad = true
+	}
+	if rnd && fv != nil && !(factor >= 0 && factor < 1) {
+		r.failf(fv, "must be in [0, 1) with enableRandomizedWait: true, got %s", strings.TrimSpace(fv.scalar))
+		bad = true
+	}
+	if iv := r.p[initialKey]; iv != nil && initial <= 0 {
+		by := "enableExponentialBackoff"
+		if !exp {
+			by = "enableRandomizedWait"
+		}
+		r.failf(iv, "must be more than 0 with %s: true, got %s", by, strings.TrimSpace(iv.scalar))
+		bad = true
+	}
+	if exp && xv != nil && maxWait != 0 && maxWait < initial {
+		r.failf(xv, "must be 0 (no cap) or at least %s (%v), got %s", initialKey, initial, strings.TrimSpace(xv.scalar))
+		bad = true
+	}
+	if bad {
+		return nil, false
+	}
 	var err error
 	switch {
 	case exp && rnd:
@@ -316,10 +351,7 @@ func (r *reader) interval(initial time.Duration, initialKey, maxKey string) (fn 
 		if at == nil {
 			at = rv
 		}
-		if iv := r.p[initialKey]; iv != nil && initial <= 0 {
-			at = iv
-		}
-		r.failf(at, "%s", strings.TrimPrefix(err.Error(), "retry: "))
+		r.ps.failNew(at.src, at.path, registry.Retry, r.p, err)
 		return nil, false
 	}
 	return fn, true
@@ -340,13 +372,13 @@ func (r *reader) circuitBreaker() circuitbreaker.Config {
 			r.failf(v, "must be COUNT_BASED or TIME_BASED, got %q", v.scalar)
 		}
 	}
-	if n, v := r.int("slidingWindowSize", 1); v != nil {
+	if n, v := r.intIn("slidingWindowSize", 1, circuitbreaker.MaxSlidingWindowSize); v != nil {
 		c.SlidingWindowSize = n
 	}
 	if n, v := r.int("minimumNumberOfCalls", 1); v != nil {
 		c.MinimumNumberOfCalls = n
 	}
-	if n, v := r.int("permittedNumberOfCallsInHalfOpenState", 1); v != nil {
+	if n, v := r.intIn("permittedNumberOfCallsInHalfOpenState", 1, circuitbreaker.MaxSlidingWindowSize); v != nil {
 		c.PermittedNumberOfCallsInHalfOpenState = n
 	}
 	r.positive("waitDurationInOpenState", time.Millisecond, &c.WaitDurationInOpenState)
@@ -474,7 +506,7 @@ func (r *reader) timeLimiter() timelimiter.Config {
 
 // check builds a throwaway instance from a config, to report what New refuses (a combination
 // of fields, as coreThreadPoolSize above maxThreadPoolSize) against the entry.
-func check(ps *parser, p registry.Pattern, e *entry, cfg any) {
+func check(ps *parser, p registry.Pattern, e *entry, pr props, cfg any) {
 	var err error
 	switch c := cfg.(type) {
 	case circuitbreaker.Config:
@@ -492,10 +524,16 @@ func check(ps *parser, p registry.Pattern, e *entry, cfg any) {
 		_, err = ratelimiter.New(e.name, c)
 	case timelimiter.Config:
 		_, err = timelimiter.New(e.name, c)
+	case adaptive.Config:
+		_, err = adaptive.New(e.name, c)
+	case adaptive.PrioritizerConfig:
+		_, err = adaptive.NewPrioritizer(e.name, c)
+	case throttle.Config:
+		_, err = throttle.New(e.name, c)
 	default:
 		err = fmt.Errorf("unexpected config %T of %s", cfg, p)
 	}
 	if err != nil {
-		ps.fail(e.src, e.path, "%v", err)
+		ps.failNew(e.src, e.path, p, pr, err)
 	}
 }

@@ -3,15 +3,13 @@ package leveeconfig
 import (
 	"cmp"
 	"errors"
-	"fmt"
-	"io/fs"
 	"maps"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
 
+	"github.com/levee-go/levee/adaptive"
 	"github.com/levee-go/levee/async"
 	"github.com/levee-go/levee/bulkhead"
 	"github.com/levee-go/levee/circuitbreaker"
@@ -19,6 +17,7 @@ import (
 	"github.com/levee-go/levee/ratelimiter"
 	"github.com/levee-go/levee/registry"
 	"github.com/levee-go/levee/retry"
+	"github.com/levee-go/levee/throttle"
 	"github.com/levee-go/levee/timelimiter"
 )
 
@@ -40,41 +39,17 @@ type Options struct {
 	// Environ is the environment whose RESILIENCE4J_* variables override the file, as
 	// "NAME=value" strings; nil means os.Environ(), and an empty non-nil slice none.
 	Environ []string
-	// Profiles are the active Spring profiles, in order. nil means Environ's
-	// SPRING_PROFILES_ACTIVE, read as Spring does (comma-separated, spaces trimmed); with
-	// neither, the one profile "default", as Spring's spring.profiles.default. A document of
-	// the file with spring.config.activate.on-profile applies when one of its profiles is
-	// active, and Load reads application-{profile}.yml beside the file for each (see Load).
+	// Profiles are the active Spring profiles, in order, as the command line's
+	// --spring.profiles.active: they replace the file's spring.profiles.active and
+	// SPRING_PROFILES_ACTIVE, and the profiles the file or the environment includes
+	// (spring.profiles.include) come before them. nil means SPRING_PROFILES_ACTIVE of Environ,
+	// read as Spring does (comma-separated, spaces trimmed), else the file's
+	// spring.profiles.active; with none of them and nothing included, spring.profiles.default
+	// or the one profile "default", as Spring. A document of the file with
+	// spring.config.activate.on-profile applies when its expression accepts them, and Load
+	// reads application-{profile}.yaml, .yml and .properties beside the file for each (see
+	// Load and the package documentation).
 	Profiles []string
-}
-
-// activeProfiles returns the profiles of opts, as Options.Profiles says.
-func activeProfiles(opts Options, environ []string) []string {
-	if opts.Profiles != nil {
-		return opts.Profiles
-	}
-	var out []string
-	for _, kv := range environ {
-		if v, ok := strings.CutPrefix(kv, "SPRING_PROFILES_ACTIVE="); ok {
-			out = nil
-			for p := range strings.SplitSeq(v, ",") {
-				if p = strings.TrimSpace(p); p != "" {
-					out = append(out, p)
-				}
-			}
-		}
-	}
-	if len(out) == 0 {
-		return []string{"default"}
-	}
-	return out
-}
-
-// profileFile is the name of the profile-specific file of path: application.yml and prod
-// give application-prod.yml, in the same directory.
-func profileFile(path, profile string) string {
-	ext := filepath.Ext(path)
-	return strings.TrimSuffix(path, ext) + "-" + profile + ext
 }
 
 // Section is one pattern's part of a loaded configuration, each config resolved: its own keys
@@ -108,6 +83,19 @@ type Config struct {
 	RateLimiters    Section[ratelimiter.Config]
 	TimeLimiters    Section[timelimiter.Config]
 
+	// Adaptive, Prioritizers and Throttlers are levee's own sections, under levee:
+	// levee.adaptive (adaptive.Limiter), levee.prioritizer (adaptive.Prioritizer) and
+	// levee.throttle (throttle.Throttler), written in the style of Resilience4j's (see the
+	// package documentation). A registry does not hold them: NewOverload builds them.
+	Adaptive     Section[adaptive.Config]
+	Prioritizers Section[adaptive.PrioritizerConfig]
+	Throttlers   Section[throttle.Config]
+	// AdaptivePartitioned and AdaptiveKeyed are the adaptive instances with partitions
+	// (adaptive.PartitionedConfig) or maxKeys (adaptive.KeyedConfig), by name; their
+	// limit's config is also in Adaptive.Instances.
+	AdaptivePartitioned map[string]adaptive.PartitionedConfig
+	AdaptiveKeyed       map[string]adaptive.KeyedConfig
+
 	// Order is the pipeline's order from the aspect-order keys, outermost first: Spring's
 	// default is Retry, CircuitBreaker, RateLimiter, TimeLimiter, Bulkhead.
 	Order []registry.Pattern
@@ -121,83 +109,108 @@ type Config struct {
 	reload   *sync.Mutex
 }
 
-// Load reads the YAML or JSON file at path (JSON is read as the YAML it is), then, for each
-// active profile in order (Options.Profiles), the profile-specific file beside it if there is
-// one (application-prod.yml for application.yml and prod), then the environment's overrides,
-// each over the ones before, as Spring Boot's order: the file's documents in order, the
-// profile-specific files after them (the last profile's winning), the environment last. A
-// missing profile-specific file is no error, as in Spring.
+// Load reads the configuration at path as Spring Boot reads its config data: the YAML, JSON
+// or .properties file at path (JSON is read as the YAML it is; a name ending in .properties
+// as a Java properties file), or, for a directory, its application.yaml, application.yml and
+// application.properties (each that exists, in that order, so .properties wins: "If you have
+// configuration files with both .properties and YAML format in the same location,
+// .properties takes precedence", Spring Boot's reference). Then, for each active profile in
+// order (see Options.Profiles), the profile-specific files beside it that exist:
+// application-{profile}.yaml, .yml and .properties (and the main file's own extension, such
+// as .json, first), in that order for the same precedence; then the environment's overrides.
+// Each is read over the ones before, as Spring Boot's order: the main files' documents in
+// order, the profile-specific files after them (the last profile's winning), the environment
+// last. A missing profile-specific file is no error, as in Spring.
+//
+// Spring reads only the given file's own extension beside an explicit file
+// (spring.config.location=file:app.yml reads app-prod.yml only); levee reads every extension
+// beside it, as Spring does beside the files of a directory location, so a service whose
+// profiles are in .properties files and whose main file is YAML keeps them.
 func Load(path string, opts Options) (*Config, error) {
-	data, err := os.ReadFile(path)
+	mains, base, ext, err := mainFiles(path)
 	if err != nil {
-		return nil, fmt.Errorf("leveeconfig: %w", err)
+		return nil, err
 	}
-	files := []file{{name: path, data: data}}
-	environ := opts.Environ
-	if environ == nil {
-		environ = os.Environ()
-	}
-	for _, p := range activeProfiles(opts, environ) {
-		name := profileFile(path, p)
-		data, err := os.ReadFile(name)
-		if errors.Is(err, fs.ErrNotExist) {
-			continue
-		}
-		if err != nil {
-			return nil, fmt.Errorf("leveeconfig: %w", err)
-		}
-		files = append(files, file{name: name, data: data, profile: true})
-	}
-	return parseFiles(files, opts)
+	return parseFiles(path, mains, func(profile string) ([]file, error) { return siblings(base, ext, profile) }, opts)
 }
 
 // file is one file to read, in order.
 type file struct {
 	name    string
 	data    []byte
-	profile bool // application-{profile}.yml
+	profile bool // application-{profile}.*
 }
 
-// Parse reads data, YAML or JSON documents named name (the name appears in errors), with
-// Resilience4j's Spring Boot keys under resilience4j: circuitbreaker, retry, bulkhead,
-// thread-pool-bulkhead (async.WorkerPool), ratelimiter and timelimiter, each with configs,
-// instances, tags and its aspect-order key; other top-level keys are not read. Then it applies
-// the RESILIENCE4J_* variables of opts.Environ over the file.
+// Parse reads data, YAML or JSON documents (or a .properties file, when name ends in
+// .properties) named name (the name appears in errors), with Resilience4j's Spring Boot keys
+// under resilience4j: circuitbreaker, retry, bulkhead, thread-pool-bulkhead
+// (async.WorkerPool), ratelimiter and timelimiter, each with configs, instances, tags and its
+// aspect-order key; and levee's own under levee (see the package documentation); other
+// top-level keys are not read, but for Spring's profile keys. Then it applies the
+// RESILIENCE4J_* variables of opts.Environ over the file. It reads no other file: the
+// documents of data with spring.config.activate.on-profile apply as in Load.
 //
 // A key present means its value; a key absent takes Resilience4j's default (see the package
 // documentation). Every unknown key, unknown exception class and bad value is an *Error naming
 // the file (or variable), the line and the key's path; Parse returns all of them joined with
 // errors.Join, and no Config.
 func Parse(name string, data []byte, opts Options) (*Config, error) {
-	return parseFiles([]file{{name: name, data: data}}, opts)
+	return parseFiles(name, []file{{name: name, data: data}}, nil, opts)
 }
 
-// parseFiles reads files in order, each over the ones before, then the environment.
-func parseFiles(files []file, opts Options) (*Config, error) {
+// parseFiles reads the main files in order, works out the active profiles from them, opts
+// and the environment, then reads the profile-specific files profileFiles returns for each
+// active profile (none for a nil profileFiles), each over the ones before, then the
+// environment.
+func parseFiles(name string, mains []file, profileFiles func(string) ([]file, error), opts Options) (*Config, error) {
 	environ := opts.Environ
 	if environ == nil {
 		environ = os.Environ()
 	}
-	ps := newParser(files[0].name)
-	ps.profiles = activeProfiles(opts, environ)
-	for _, f := range files {
-		ps.file, ps.profileFile = f.name, f.profile
-		ps.parse(f.data)
+	ps := newParser(name)
+	var docs []doc
+	for _, f := range mains {
+		docs = append(docs, ps.decode(f)...)
 	}
-	ps.file, ps.profileFile = files[0].name, false
+	ps.profiles = ps.profilesOf(docs, opts, environ)
+	for _, p := range ps.profiles {
+		if profileFiles == nil {
+			break
+		}
+		files, err := profileFiles(p)
+		if err != nil {
+			return nil, err
+		}
+		for _, f := range files {
+			for _, d := range ps.decode(f) {
+				props := springProps(d.root)
+				ps.refuseLegacy(props)
+				ps.refuseProfileKeys(d, props)
+				docs = append(docs, d)
+			}
+		}
+	}
+	for _, d := range docs {
+		ps.document(d)
+	}
+	ps.file, ps.profileFile = name, false
 	if !ps.sawSection && len(ps.errs) == 0 {
 		ps.noSection()
 	}
 	ps.env(environ)
 	ps.finishIndexes()
 
-	c := &Config{File: files[0].name, Profiles: slices.Clone(ps.profiles), settings: map[registry.Pattern]map[string]props{}, reload: &sync.Mutex{}}
+	c := &Config{File: name, Profiles: slices.Clone(ps.profiles), settings: map[registry.Pattern]map[string]props{}, reload: &sync.Mutex{}}
 	c.CircuitBreakers = section(ps, registry.CircuitBreaker, opts, c, (*reader).circuitBreaker)
 	c.Retries = section(ps, registry.Retry, opts, c, (*reader).retry)
 	c.Bulkheads = section(ps, registry.Bulkhead, opts, c, (*reader).bulkhead)
 	c.WorkerPools = section(ps, registry.WorkerPool, opts, c, (*reader).workerPool)
 	c.RateLimiters = section(ps, registry.RateLimiter, opts, c, (*reader).rateLimiter)
 	c.TimeLimiters = section(ps, registry.TimeLimiter, opts, c, (*reader).timeLimiter)
+	c.Adaptive = section(ps, Adaptive, opts, c, (*reader).adaptive)
+	c.Prioritizers = section(ps, Prioritizer, opts, c, (*reader).prioritizer)
+	c.Throttlers = section(ps, Throttle, opts, c, (*reader).throttle)
+	checkOverload(ps, c, opts)
 	c.Order = ps.order()
 
 	if len(ps.errs) > 0 {
@@ -216,7 +229,7 @@ func section[C any](ps *parser, p registry.Pattern, opts Options, c *Config, bui
 		before := len(ps.errs)
 		cfg := build(&reader{ps: ps, p: pr, errors: opts.Errors})
 		if len(ps.errs) == before {
-			check(ps, p, e, cfg)
+			check(ps, p, e, pr, cfg)
 		}
 		return cfg
 	}
@@ -226,7 +239,7 @@ func section[C any](ps *parser, p registry.Pattern, opts Options, c *Config, bui
 	for _, name := range slices.Sorted(maps.Keys(insts)) {
 		out.Instances[name] = one(sec.instances[name], insts[name])
 		c.status = append(c.status, statusOptions(&reader{ps: ps, p: insts[name]}, p, name)...)
-		pitfalls(ps, p, insts[name])
+		pitfalls(ps, p, sec.instances[name], insts[name])
 	}
 	c.settings[p] = insts
 	return out
@@ -254,15 +267,24 @@ func sortWarnings(ws []Warning) []Warning {
 }
 
 // pitfalls warns of the defaults that bite (the README's "Defaults that bite"), met by an
-// instance that sets one key of a pair and not the other:
+// instance that sets one key of a pair and not the other, each at its level (see Warning):
 //
-//   - a rate limiter with limitForPeriod and no limitRefreshPeriod: Resilience4j's 500ns
-//     cycle (a likely mistake), and no timeoutDuration: a call waits up to 5s (a note);
-//   - a retry with maxAttempts above 1 and no waitDuration: 500ms between attempts (a note);
-//   - a TIME_BASED breaker without minimumNumberOfCalls: 100 calls in the window before any
-//     rate (a likely mistake); a COUNT_BASED one with a slidingWindowSize below 100 and no
-//     minimumNumberOfCalls: the minimum is the window's size (a note).
-func pitfalls(ps *parser, p registry.Pattern, pr props) {
+//	pattern         set                          not set                    level
+//	ratelimiter     limitForPeriod               limitRefreshPeriod         likely mistake (500ns cycles)
+//	ratelimiter     limitForPeriod               timeoutDuration            note (a 5s wait)
+//	retry           maxAttempts above 1          waitDuration               note (500ms apart)
+//	circuitbreaker  slidingWindowType TIME_BASED minimumNumberOfCalls       likely mistake (100 calls)
+//	circuitbreaker  slidingWindowSize below 100  minimumNumberOfCalls       note (the window's size)
+//	circuitbreaker  minimumNumberOfCalls above a count-based slidingWindowSize  likely mistake (capped)
+//	circuitbreaker  slowCallRateThreshold        slowCallDurationThreshold  likely mistake (60s)
+//	circuitbreaker  slowCallDurationThreshold    slowCallRateThreshold      note (100%)
+//	timelimiter     the instance                 timeoutDuration            note (1s)
+//	bulkhead        maxConcurrentCalls           maxWaitDuration            note (no wait)
+//
+// The backoff keys without their switch are warned of where they are read (reader.interval).
+// A breaker without waitDurationInOpenState is not warned of: its 60s is in every
+// Resilience4j example and shows in Settings, and a warning on most files would hide the rest.
+func pitfalls(ps *parser, p registry.Pattern, e *entry, pr props) {
 	switch p {
 	case registry.RateLimiter:
 		if v := pr["limitForPeriod"]; v != nil {
@@ -281,20 +303,57 @@ func pitfalls(ps *parser, p registry.Pattern, pr props) {
 			}
 		}
 	case registry.CircuitBreaker:
-		if pr["minimumNumberOfCalls"] != nil {
-			return
+		breakerPitfalls(ps, pr)
+	case registry.TimeLimiter:
+		if pr["timeoutDuration"] == nil {
+			ps.warn(e.src, e.path, "timeoutDuration is not set: calls time out after Resilience4j's default 1s")
 		}
-		if v := pr["slidingWindowType"]; v != nil && strings.EqualFold(strings.TrimSpace(v.scalar), "TIME_BASED") {
-			ps.mistake(v.src, v.path, "minimumNumberOfCalls is not set: a TIME_BASED window needs Resilience4j's default "+
-				"100 calls within it before any failure rate; set minimumNumberOfCalls")
-			return
+	case registry.Bulkhead:
+		if v := pr["maxConcurrentCalls"]; v != nil && pr["maxWaitDuration"] == nil {
+			ps.warn(v.src, v.path, "maxWaitDuration is not set: a call finding maxConcurrentCalls in flight is refused at once "+
+				"(Resilience4j's default 0); set maxWaitDuration to let it wait")
 		}
-		if v := pr["slidingWindowSize"]; v != nil {
-			if n, err := parseInt(v.scalar); err == nil && n < 100 {
-				ps.warn(v.src, v.path, "minimumNumberOfCalls is not set: Resilience4j's default 100 is capped to the window, "+
-					"so the failure rate needs %d calls", n)
+	}
+}
+
+// breakerPitfalls are pitfalls' circuit-breaker rows.
+func breakerPitfalls(ps *parser, pr props) {
+	timeBased := false
+	if v := pr["slidingWindowType"]; v != nil && norm(v.scalar) == "timebased" {
+		timeBased = true
+	}
+	size, sv := 100, pr["slidingWindowSize"]
+	if sv != nil {
+		if n, err := parseInt(sv.scalar); err == nil {
+			size = n
+		}
+	}
+	switch mv := pr["minimumNumberOfCalls"]; {
+	case mv == nil && timeBased:
+		v := pr["slidingWindowType"]
+		ps.mistake(v.src, v.path, "minimumNumberOfCalls is not set: a TIME_BASED window needs Resilience4j's default "+
+			"100 calls within it before any failure rate; set minimumNumberOfCalls")
+	case mv == nil && sv != nil && size < 100:
+		ps.warn(sv.src, sv.path, "minimumNumberOfCalls is not set: Resilience4j's default 100 is capped to the window, "+
+			"so the failure rate needs %d calls", size)
+	case mv != nil && !timeBased:
+		if n, err := parseInt(mv.scalar); err == nil && n > size {
+			at := "Resilience4j's default slidingWindowSize"
+			if sv != nil {
+				at = "slidingWindowSize (" + sv.src.String() + ")"
 			}
+			ps.mistake(mv.src, mv.path, "%d is more than %s %d: a COUNT_BASED window holds %d calls at most, so "+
+				"Resilience4j caps minimumNumberOfCalls to %d", n, at, size, size, size)
 		}
+	}
+	rate, dur := pr["slowCallRateThreshold"], pr["slowCallDurationThreshold"]
+	switch {
+	case rate != nil && dur == nil:
+		ps.mistake(rate.src, rate.path, "slowCallDurationThreshold is not set: only calls slower than Resilience4j's "+
+			"default 60s are slow; set slowCallDurationThreshold")
+	case dur != nil && rate == nil:
+		ps.warn(dur.src, dur.path, "slowCallRateThreshold is not set: Resilience4j's default 100 opens the breaker "+
+			"only when every call of the window is slow")
 	}
 }
 

@@ -1,5 +1,5 @@
-// Package leveeconfig loads levee's patterns from a Spring Boot application.yml (or its JSON
-// form) written with Resilience4j's keys, so that a service ported from Spring keeps its file
+// Package leveeconfig loads levee's patterns from a Spring Boot application.yml (its JSON
+// form, or an application.properties) written with Resilience4j's keys, so that a service ported from Spring keeps its file
 // and its per-environment overrides:
 //
 //	resilience4j:
@@ -28,8 +28,9 @@
 // does not set from the config it names, itself maybe inheriting; an instance without one
 // inherits configs.default), tags, and the aspect-order key of the pattern. Keys are
 // Resilience4j 2's Spring keys, read with Spring's relaxed binding (slidingWindowSize and
-// sliding-window-size are one key); every other key under resilience4j is an error, keys
-// outside it are not read. Dotted keys are the nested keys they spell, at any level, and merge
+// sliding-window-size are one key); every other key under resilience4j is an error (and under levee,
+// whose sections are levee's own patterns: see below), keys outside them are not read, but
+// for Spring's profile keys. Dotted keys are the nested keys they spell, at any level, and merge
 // with them: "resilience4j.circuitbreaker:" as one key, or
 // "resilience4j.circuitbreaker.instances.payment.slidingWindowSize: 5" (a name holding dots is
 // written in brackets, "instances.[pay.v2]", as in Spring); a key given twice, in any of its
@@ -50,15 +51,38 @@
 //
 // # Profiles
 //
-// A file may hold several YAML documents; one with spring.config.activate.on-profile (a
-// profile name, a comma-separated list or YAML list of them, or "!name") applies only when one
-// of them is active, as Spring's. Load also reads application-{profile}.yml beside the file for
-// each active profile. The active profiles are Options.Profiles, or else SPRING_PROFILES_ACTIVE
-// of Options.Environ, or else "default", as Spring. The order is Spring's: the file's
-// documents in order, then each profile's file in the order of the profiles (the last wins),
-// then the RESILIENCE4J_* variables; a later source's key replaces an earlier one's, and an
-// instance declared in several is one instance with the keys of all. Spring's profile
-// operators (&, |) are refused, and so is a profile document inside a profile-specific file.
+// The active profiles are worked out as Spring Boot does: spring.profiles.active is taken
+// from the highest source that sets it, Options.Profiles, else SPRING_PROFILES_ACTIVE of
+// Options.Environ, else the file (its last document that sets it); spring.profiles.include
+// (and SPRING_PROFILES_INCLUDE) adds profiles whatever the source, before the active ones;
+// with neither, spring.profiles.default (SPRING_PROFILES_DEFAULT, else the file's) or
+// "default" is active; spring.profiles.group.NAME brings its profiles in right after NAME.
+// The lists are comma-separated, YAML lists or indexed (spring.profiles.include[0]). As in
+// Spring, "The spring.profiles.active and spring.profiles.default properties can only be used
+// in non-profile-specific documents. This means they cannot be included in profile specific
+// files or documents activated by spring.config.activate.on-profile" (Spring Boot's
+// reference, Profiles), nor can include or group: each is refused there, naming the file and
+// line, as is Spring Boot 2.3's spring.profiles document key.
+//
+// A file may hold several documents (YAML's ---, a .properties file's #---); one with
+// spring.config.activate.on-profile applies only when one of the profile expressions it
+// lists accepts the active profiles: a name, !name, names joined by & or by |, parentheses to
+// mix them ("prod & !eu", "(prod | staging) & eu"), as Spring's Profiles.of; a malformed
+// expression (a & b | c) is an error. Load then reads, for each active profile, the
+// profile-specific files beside the main file: application-{profile}.yaml, .yml and
+// .properties, in that order, .properties winning ("If you have configuration files with both
+// .properties and YAML format in the same location, .properties takes precedence", Spring
+// Boot's reference); Load of a directory reads its application.yaml, .yml and .properties the
+// same way. The order is Spring's: the main files' documents in order, then each profile's
+// files in the order of the profiles (the last wins), then the RESILIENCE4J_* variables; a
+// later source's key replaces an earlier one's, and an instance declared in several is one
+// instance with the keys of all. A profile document inside a profile-specific file is
+// refused.
+//
+// A .properties file is read as Spring's: key=value, key: value or key value, # and !
+// comments, backslash continuations and Java's escapes; every value is a string, a list
+// comma-separated or indexed (retryExceptions[0]=...); a key given twice keeps its last value
+// with a Warning.
 //
 // Values: durations as Go writes them ("100ms", "1m30s"), as Spring's simple form with its
 // unit in any case ("3s", "3S", "1M" for a minute, "500MS", "2d", a bare integer of
@@ -66,7 +90,10 @@
 // (COUNT_BASED); lists as YAML lists, comma-separated, or by index as Spring's indexed form
 // (retryExceptions[0]: ..., retryExceptions[1]: ...), whose indexes must run from 0 without a
 // gap; an error in an entry names the entry's line and index. An empty value ("") is an error
-// saying so. Exception class names map to Go errors through Options.Errors; Resilience4j's own
+// saying so. Every error speaks the file's words: the key as Resilience4j spells it, never a
+// Go field (a check the Go pattern's New makes, such as coreThreadPoolSize above
+// maxThreadPoolSize, is reported at the key's own line, each other key it names followed by
+// where it was set or "default"). Exception class names map to Go errors through Options.Errors; Resilience4j's own
 // exceptions are known (a
 // CallNotPermittedException in retryExceptions becomes retry.Config.RetryRejections, in a
 // breaker's recordExceptions RecordRejections; in ignoreExceptions it asks for what levee does
@@ -90,6 +117,77 @@
 // Any other class is an error listing the ways to map it, unless the entry sets
 // ignoreClassBindingExceptions: true, which skips it with a Warning, as Resilience4j's
 // converter skips a class it cannot load.
+//
+// # levee's own sections
+//
+// The patterns Resilience4j has no counterpart of are configured under the top-level key
+// levee, in the same style: levee.<section>.configs.NAME (configs.default the default of
+// every instance), instances.NAME, baseConfig, Spring's relaxed binding, dotted and indexed
+// keys, profiles, and LEVEE_<SECTION>_INSTANCES_<NAME>_<KEY> variables (a LEVEE_ variable
+// naming no section is someone else's and left alone). Inheritance is that of Resilience4j's
+// registries other than the breaker's: configs.default beneath a baseConfig chain.
+//
+//	levee:
+//	  adaptive:
+//	    instances:
+//	      checkout:
+//	        limitAlgorithm: GRADIENT2
+//	        maxLimit: 200
+//	        maxQueued: 100
+//	        prioritizer: shared
+//	  prioritizer:
+//	    instances:
+//	      shared: {queueStart: 1, queueFull: 2}
+//	  throttle:
+//	    instances:
+//	      backend: {k: 2, window: 2m, recordExceptions: [demo.r4j.OverloadedException]}
+//
+//	o, err := cfg.NewOverload() // o.Limiters["checkout"], o.Prioritizers["shared"], o.Throttlers["backend"]
+//
+// The keys, each a field of the Go config (the range is New's; a 0 that Go reads as the
+// default is refused unless the table gives its meaning):
+//
+//	levee.adaptive (adaptive.Config)       default  range, meaning
+//	  limitAlgorithm                       VEGAS    VEGAS, AIMD, GRADIENT2 (Algorithm)
+//	  initialLimit, minLimit, maxLimit     20, 1, 1000  [1, 1048576], minLimit <= initialLimit <= maxLimit
+//	  maxQueued                            0        >= 0; 0 queues nobody
+//	  maxWaitDuration                      1s       > 0
+//	  alpha, beta                          1, 2     Vegas: (0, 1e6], beta > alpha
+//	  probeInterval                        60s      Vegas's re-measurement; 0 never probes (NoProbe)
+//	  probeLimit, probeSamples             3, 50    [minLimit, maxLimit], [1, 1e6]
+//	  backoffRatio, timeout                0.9, 5s  AIMD: [0.5, 1), > 0
+//	  tolerance, smoothing                 1.5, 0.2 Gradient2: [1, 1e6], (0, 1]
+//	  queueSize, longWindow                4, 600   Gradient2: [0, 1048576] (0: NoQueueSize), [1, 1e6]
+//	  latencyCeiling                       0        >= 0; 0 is no ceiling
+//	  prioritizer                          (none)   an instance of levee.prioritizer, which
+//	                                                NewOverload registers the limiter with
+//	  partitions                           (none)   NAME: {share, rejectionDelay}, Netflix's shares
+//	                                                of the limit: each share in (0, 1], summing
+//	                                                to at most 1 (adaptive.NewPartitioned)
+//	  maxKeys                              (none)   [1, 1048576]: one share per key, for tenants
+//	                                                (adaptive.NewKeyed); not with partitions
+//	  rejectionDelay                       0        >= 0: the keyed limiter's, and the default
+//	                                                of each partition without its own
+//	  maxDelayedCalls                      100      >= 0 (0: the default); with partitions or maxKeys
+//	levee.prioritizer (adaptive.PrioritizerConfig)
+//	  queueStart, queueFull                1, 2     (0, 1e6], queueFull > queueStart (0 refused:
+//	                                                Go reads it as the default)
+//	  calibrationInterval                  1s       > 0
+//	levee.throttle (throttle.Config)
+//	  k                                    2        [1, 1e6] (K)
+//	  window, windowBuckets                2m, 20   > 0, [1, 1000], window >= windowBuckets ns
+//	  recordExceptions                     (every error)  exception classes, as a breaker's;
+//	                                                a levee rejection is refused
+//	  ignoreClassBindingExceptions         false    as in Resilience4j's sections
+//
+// An instance with partitions or maxKeys queues nobody (maxQueued must stay 0) and has no
+// prioritizer; its partitions come whole from one source, as a list does, in the file's order.
+// Config.NewOverload builds them (a registry holds Resilience4j's patterns only); Pipeline
+// leaves them out: add a limiter with levee.Pipeline's WithConcurrencyLimiter (or a
+// prioritizer's Prioritizer.Limiter(l)) and a throttler with WithAdmission. Reload reports
+// their changes as Unchanged: build them again. The priority of a call is not a key: it comes
+// with the call's context (priority.WithPriority, or a header the HTTP and gRPC middleware
+// read).
 //
 // # Explicit values mean what they say
 //
@@ -136,11 +234,27 @@
 // # Warnings
 //
 // Config.Warnings have a Level: a Note, or a LikelyMistake. Besides the ignored keys, a load
-// warns of the defaults that bite, met when a file sets one key of a pair: limitForPeriod
-// without limitRefreshPeriod (Resilience4j's 500ns cycle, a likely mistake) or without
-// timeoutDuration (a 5s wait), maxAttempts without waitDuration (500ms between attempts), a
-// TIME_BASED window without minimumNumberOfCalls (a likely mistake) and a count-based window
-// smaller than 100 without it.
+// warns of the defaults that bite (the README's table), met when an instance sets one key of
+// a pair and not its partner:
+//
+//	set                                  not set                    level           because
+//	limitForPeriod                       limitRefreshPeriod         likely mistake  500ns cycles
+//	limitForPeriod                       timeoutDuration            note            a 5s wait
+//	maxAttempts above 1                  waitDuration               note            500ms apart
+//	slidingWindowType: TIME_BASED        minimumNumberOfCalls       likely mistake  100 calls first
+//	slidingWindowSize below 100          minimumNumberOfCalls       note            the window's size
+//	minimumNumberOfCalls above a         (a larger window)          likely mistake  capped to the window
+//	  count-based slidingWindowSize
+//	slowCallRateThreshold                slowCallDurationThreshold  likely mistake  only 60s calls are slow
+//	slowCallDurationThreshold            slowCallRateThreshold      note            100%: every call slow
+//	a time limiter instance              timeoutDuration            note            1s
+//	maxConcurrentCalls                   maxWaitDuration            note            refused at once
+//	exponentialBackoffMultiplier,        enableExponentialBackoff   likely mistake  ignored
+//	  exponentialMaxWaitDuration...
+//	randomizedWaitFactor                 enableRandomizedWait       likely mistake  ignored
+//
+// Each is reported at the key that is set (the instance for the time limiter), after
+// inheritance: a key a base config sets counts as set.
 //
 // # Environment
 //

@@ -10,6 +10,11 @@ import (
 // resilience4j.* properties from the environment.
 const envPrefix = "RESILIENCE4J_"
 
+// leveeEnvPrefix starts the variables of levee's own sections (levee.adaptive, ...):
+// LEVEE_ADAPTIVE_INSTANCES_CHECKOUT_MAXLIMIT. A LEVEE_ variable naming none of them is left
+// alone, being someone else's.
+const leveeEnvPrefix = "LEVEE_"
+
 // env applies the variables of environ ("NAME=value") that start with RESILIENCE4J_, after
 // the file, as Spring Boot's environment overrides an application.yml:
 //
@@ -25,18 +30,29 @@ const envPrefix = "RESILIENCE4J_"
 // indexed property in a variable (RESILIENCE4J_RETRY_INSTANCES_PAYMENT_RETRYEXCEPTIONS_0 is
 // retryExceptions[0]); as in Spring, a list from the environment replaces the file's whole.
 func (ps *parser) env(environ []string) {
+	ps.origin++ // the environment is one source
 	for _, kv := range environ {
 		name, val, ok := strings.Cut(kv, "=")
-		if !ok || !strings.HasPrefix(name, envPrefix) {
+		if !ok {
+			continue
+		}
+		root, prefix := "resilience4j", envPrefix
+		if strings.HasPrefix(name, leveeEnvPrefix) {
+			root, prefix = "levee", leveeEnvPrefix
+		} else if !strings.HasPrefix(name, envPrefix) {
 			continue
 		}
 		src := Source{Env: name}
-		segs := strings.Split(strings.TrimPrefix(name, envPrefix), "_")
-		sec, rest := ps.envSection(segs)
+		segs := strings.Split(strings.TrimPrefix(name, prefix), "_")
+		sec, rest := ps.envSection(segs, root)
+		if sec == nil && root == "levee" {
+			continue // LEVEE_* variables of other meanings: only levee's sections are read
+		}
 		if sec == nil {
-			ps.fail(src, "", "names no section of resilience4j: levee reads %s", sectionKeys())
+			ps.fail(src, "", "names no section of resilience4j: levee reads %s", sectionKeys("resilience4j"))
 			continue
 		}
+		prefix = strings.ToUpper(root) + "_"
 		node := &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: val}
 		switch {
 		case len(rest) >= 3 && (rest[0] == "INSTANCES" || rest[0] == "CONFIGS"):
@@ -70,8 +86,8 @@ func (ps *parser) env(environ []string) {
 		case len(rest) == 1 && sec.spec.order != "" && rest[0] == strings.ToUpper(sec.spec.order):
 			sec.order = &value{path: join(sec.prefix, sec.spec.order), spec: keySpec{name: sec.spec.order, kind: kInt}, scalar: val, src: src}
 		default:
-			ps.fail(src, "", "names no key of resilience4j.%s: use %[2]s%[3]s_INSTANCES_<NAME>_<KEY> or %[2]s%[3]s_CONFIGS_<NAME>_<KEY>",
-				sec.spec.key, envPrefix, envSectionName(sec.spec))
+			ps.fail(src, "", "names no key of %s.%s: use %[3]s%[4]s_INSTANCES_<NAME>_<KEY> or %[3]s%[4]s_CONFIGS_<NAME>_<KEY>",
+				root, sec.spec.key, prefix, envSectionName(sec.spec))
 		}
 	}
 }
@@ -82,11 +98,11 @@ func envSectionName(s sectionSpec) string {
 
 // envSection finds the section a variable's segments start with: THREADPOOLBULKHEAD or
 // THREAD_POOL_BULKHEAD for the thread-pool bulkhead.
-func (ps *parser) envSection(segs []string) (*rawSection, []string) {
+func (ps *parser) envSection(segs []string, root string) (*rawSection, []string) {
 	for i := 1; i <= len(segs) && i <= 3; i++ {
 		folded := norm(strings.Join(segs[:i], ""))
 		for _, s := range sections {
-			if norm(s.key) == folded {
+			if s.root == root && norm(s.key) == folded {
 				return ps.sections[s.pattern], segs[i:]
 			}
 		}

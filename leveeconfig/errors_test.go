@@ -67,8 +67,8 @@ app.yml:26: resilience4j.scheduled: unknown key: levee reads circuitbreaker, ret
 func TestLoadErrorsOfNewOnAnInstance(t *testing.T) {
 	_, err := load(t, instance("thread-pool-bulkhead", `coreThreadPoolSize: 4
         maxThreadPoolSize: 2`))
-	assert.EqualError(t, err, "app.yml:4: resilience4j.thread-pool-bulkhead.instances.x: "+
-		"async: CoreThreadPoolSize must be <= MaxThreadPoolSize (2), got 4")
+	assert.EqualError(t, err, "app.yml:5: resilience4j.thread-pool-bulkhead.instances.x.coreThreadPoolSize: "+
+		"must be <= maxThreadPoolSize (2), got 4 (maxThreadPoolSize: app.yml:6)")
 }
 
 func TestLoadErrorsOfSyntaxAndShape(t *testing.T) {
@@ -78,8 +78,9 @@ func TestLoadErrorsOfSyntaxAndShape(t *testing.T) {
 	_, err = load(t, "resilience4j: 3\n")
 	assert.EqualError(t, err, `app.yml:1: resilience4j: must be a mapping of keys, got the value "3"`)
 
-	_, err = load(t, "resilience4j: {}\n---\nspring.config.activate.on-profile: prod & eu\nresilience4j: {}\n")
-	assert.EqualError(t, err, `app.yml:3: spring.config.activate.on-profile: profile expression "prod & eu": levee reads profile names, lists of them and !name`)
+	_, err = load(t, "resilience4j: {}\n---\nspring.config.activate.on-profile: prod & eu | us\nresilience4j: {}\n")
+	assert.EqualError(t, err, `app.yml:3: spring.config.activate.on-profile: profile expression "prod & eu | us" is malformed, `+
+		`as Spring reads it: write names joined by & or by | (parentheses to mix them), each maybe with !`)
 
 	_, err = leveeconfig.Load(filepath.Join(t.TempDir(), "missing.yml"), leveeconfig.Options{})
 	assert.ErrorIs(t, err, os.ErrNotExist)

@@ -253,5 +253,5 @@ func TestBackoffKeysWithoutTheirSwitchAreWarnings(t *testing.T) {
 func TestRetryBackoffNeedsAWait(t *testing.T) {
 	_, err := load(t, instance("retry", `waitDuration: 0
         enableExponentialBackoff: true`))
-	assert.EqualError(t, err, "app.yml:5: resilience4j.retry.instances.x.waitDuration: ExponentialBackoff interval must be > 0, got 0s")
+	assert.EqualError(t, err, "app.yml:5: resilience4j.retry.instances.x.waitDuration: must be more than 0 with enableExponentialBackoff: true, got 0")
 }

@@ -35,3 +35,33 @@ func FuzzParse(f *testing.F) {
 		_ = c.Settings(registry.Retry, "a")
 	})
 }
+
+// FuzzParseProperties is FuzzParse for .properties files and levee's own sections: no input
+// panics, and an accepted one builds its instances.
+func FuzzParseProperties(f *testing.F) {
+	for _, seed := range []string{
+		"resilience4j.retry.instances.a.maxAttempts=2\n#---\nspring.config.activate.on-profile=prod & !eu\n",
+		"a\\\n b=c\\u00e9\\\n",
+		"levee.adaptive.instances.a.partitions.live.share=0.5\nlevee.adaptive.instances.a.maxLimit=10\n",
+		"spring.profiles.include[0]=x\nspring.profiles.group.x=y\nlevee.throttle.instances.t.k=3\n",
+		"levee.prioritizer.instances.p.queueStart=\\u",
+	} {
+		f.Add(seed, "LEVEE_ADAPTIVE_INSTANCES_A_MAXLIMIT=4")
+	}
+	f.Fuzz(func(t *testing.T, props, env string) {
+		c, err := leveeconfig.Parse("fuzz.properties", []byte(props), leveeconfig.Options{Errors: paymentErrors, Environ: []string{env}})
+		if err != nil {
+			return
+		}
+		if _, err := c.NewOverload(); err != nil {
+			t.Fatalf("a loaded file must make its instances: %v", err)
+		}
+		reg, err := c.Registry()
+		if err != nil {
+			t.Fatalf("a loaded file must make its instances: %v", err)
+		}
+		for _, wp := range reg.WorkerPools() {
+			_ = wp.Close()
+		}
+	})
+}

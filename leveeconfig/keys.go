@@ -18,6 +18,7 @@ const (
 	kEnum
 	kList
 	kString
+	kMap // a mapping of names to mappings of keys: an adaptive limiter's partitions
 )
 
 // keySpec describes one instance key of Resilience4j's Spring configuration.
@@ -138,6 +139,63 @@ var specs = map[registry.Pattern][]keySpec{
 	},
 }
 
+// The patterns of levee's own sections, under the top-level key levee, which a
+// registry.Registry does not hold: Config.NewOverload builds them.
+const (
+	// Adaptive is levee.adaptive: adaptive.Limiter instances (adaptive.Config).
+	Adaptive registry.Pattern = "adaptive"
+	// Prioritizer is levee.prioritizer: adaptive.Prioritizer instances
+	// (adaptive.PrioritizerConfig).
+	Prioritizer registry.Pattern = "prioritizer"
+	// Throttle is levee.throttle: throttle.Throttler instances (throttle.Config).
+	Throttle registry.Pattern = "throttle"
+)
+
+func init() {
+	specs[Adaptive] = []keySpec{
+		{name: "limitAlgorithm", kind: kEnum, def: "VEGAS"},
+		{name: "initialLimit", kind: kInt, def: "20"},
+		{name: "minLimit", kind: kInt, def: "1"},
+		{name: "maxLimit", kind: kInt, def: "1000"},
+		{name: "maxQueued", kind: kInt, def: "0"},
+		{name: "maxWaitDuration", kind: kDuration, def: "1s"},
+		{name: "alpha", kind: kFloat, def: "1"},
+		{name: "beta", kind: kFloat, def: "2"},
+		{name: "probeInterval", kind: kDuration, def: "60s"},
+		{name: "probeLimit", kind: kInt, def: "3 (at least minLimit)"},
+		{name: "probeSamples", kind: kInt, def: "50"},
+		{name: "backoffRatio", kind: kFloat, def: "0.9"},
+		{name: "timeout", kind: kDuration, def: "5s"},
+		{name: "tolerance", kind: kFloat, def: "1.5"},
+		{name: "smoothing", kind: kFloat, def: "0.2"},
+		{name: "queueSize", kind: kInt, def: "4"},
+		{name: "longWindow", kind: kInt, def: "600"},
+		{name: "latencyCeiling", kind: kDuration, def: "0"},
+		{name: "prioritizer", kind: kString},
+		{name: "partitions", kind: kMap},
+		{name: "maxKeys", kind: kInt},
+		{name: "rejectionDelay", kind: kDuration, def: "0"},
+		{name: "maxDelayedCalls", kind: kInt, def: "100"},
+	}
+	specs[Prioritizer] = []keySpec{
+		{name: "queueStart", kind: kFloat, def: "1"},
+		{name: "queueFull", kind: kFloat, def: "2"},
+		{name: "calibrationInterval", kind: kDuration, def: "1s"},
+	}
+	specs[Throttle] = []keySpec{
+		{name: "k", kind: kFloat, def: "2"},
+		{name: "window", kind: kDuration, def: "2m"},
+		{name: "windowBuckets", kind: kInt, def: "20"},
+		{name: "recordExceptions", kind: kList},
+		keyClassBinding,
+	}
+	sections = append(sections,
+		sectionSpec{pattern: Adaptive, key: "adaptive", root: "levee"},
+		sectionSpec{pattern: Prioritizer, key: "prioritizer", root: "levee"},
+		sectionSpec{pattern: Throttle, key: "throttle", root: "levee"},
+	)
+}
+
 // section describes one pattern's part of the file: resilience4j.<Key>.
 type sectionSpec struct {
 	pattern registry.Pattern
@@ -146,17 +204,20 @@ type sectionSpec struct {
 	// defaultOrder is Spring's default aspect order: Ordered.LOWEST_PRECEDENCE minus the
 	// pattern's rank, so Retry(CircuitBreaker(RateLimiter(TimeLimiter(Bulkhead(call))))).
 	defaultOrder int
+	// root is the top-level key the section is under: resilience4j for Resilience4j's
+	// patterns, levee for levee's own.
+	root string
 }
 
 const lowestPrecedence = 1<<31 - 1 // Java's Integer.MAX_VALUE, Spring's Ordered.LOWEST_PRECEDENCE
 
 var sections = []sectionSpec{
-	{registry.CircuitBreaker, "circuitbreaker", "circuitBreakerAspectOrder", lowestPrecedence - 3},
-	{registry.Retry, "retry", "retryAspectOrder", lowestPrecedence - 4},
-	{registry.Bulkhead, "bulkhead", "bulkheadAspectOrder", lowestPrecedence},
-	{registry.WorkerPool, "thread-pool-bulkhead", "", 0},
-	{registry.RateLimiter, "ratelimiter", "rateLimiterAspectOrder", lowestPrecedence - 2},
-	{registry.TimeLimiter, "timelimiter", "timeLimiterAspectOrder", lowestPrecedence - 1},
+	{registry.CircuitBreaker, "circuitbreaker", "circuitBreakerAspectOrder", lowestPrecedence - 3, "resilience4j"},
+	{registry.Retry, "retry", "retryAspectOrder", lowestPrecedence - 4, "resilience4j"},
+	{registry.Bulkhead, "bulkhead", "bulkheadAspectOrder", lowestPrecedence, "resilience4j"},
+	{registry.WorkerPool, "thread-pool-bulkhead", "", 0, "resilience4j"},
+	{registry.RateLimiter, "ratelimiter", "rateLimiterAspectOrder", lowestPrecedence - 2, "resilience4j"},
+	{registry.TimeLimiter, "timelimiter", "timeLimiterAspectOrder", lowestPrecedence - 1, "resilience4j"},
 }
 
 // norm folds a key as Spring's relaxed binding does: case, dashes and underscores do not

@@ -26,6 +26,11 @@ type value struct {
 	// items are where each entry of list was written, when it was written on a line of
 	// its own (a YAML sequence, an indexed key or variable); nil for a comma-separated value.
 	items []Source
+	// origin numbers the source the value came from (a document of a file, or the
+	// environment), so that a list from a later source replaces an earlier one's whole.
+	origin int
+	// node is the mapping of a kMap key, as written.
+	node *yaml.Node
 	// indexed holds the entries written with their index (retryExceptions[0] in a file,
 	// ..._RETRYEXCEPTIONS_0 in the environment) until finishIndexes makes list of them.
 	indexed map[int]indexedItem
@@ -67,10 +72,32 @@ var indexedKey = regexp.MustCompile(`^(.*)\[(\d+)\]$`)
 
 // text renders the value as Settings shows it.
 func (v *value) text() string {
-	if v.spec.kind == kList {
+	switch {
+	case v.spec.kind == kList:
 		return strings.Join(v.list, ", ")
+	case v.node != nil:
+		return flowText(v.node)
 	}
 	return v.scalar
+}
+
+// flowText renders a mapping as YAML's flow style, its keys sorted: "{batch: {share: 0.1},
+// live: {share: 0.9}}".
+func flowText(n *yaml.Node) string {
+	if n.Kind != yaml.MappingNode {
+		return strings.TrimSpace(n.Value)
+	}
+	type kv struct{ k, v string }
+	var items []kv
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		items = append(items, kv{n.Content[i].Value, flowText(n.Content[i+1])})
+	}
+	slices.SortFunc(items, func(a, b kv) int { return strings.Compare(a.k, b.k) })
+	var parts []string
+	for _, it := range items {
+		parts = append(parts, it.k+": "+it.v)
+	}
+	return "{" + strings.Join(parts, ", ") + "}"
 }
 
 // props are the keys of one configs or instances entry, by Spring key.
@@ -101,6 +128,7 @@ type parser struct {
 	profiles    []string
 	profileFile bool
 	sawSection  bool // a document read had a resilience4j key
+	origin      int  // the source being read, counted from 1 (see value.origin)
 	sections    map[registry.Pattern]*rawSection
 	errs        []error
 	warns       []Warning
@@ -110,7 +138,7 @@ func newParser(file string) *parser {
 	ps := &parser{file: file, sections: map[registry.Pattern]*rawSection{}}
 	for _, s := range sections {
 		ps.sections[s.pattern] = &rawSection{
-			spec: s, prefix: "resilience4j." + s.key,
+			spec: s, prefix: s.root + "." + s.key,
 			configs: map[string]*entry{}, instances: map[string]*entry{}, tags: map[string]string{},
 		}
 	}
@@ -236,55 +264,70 @@ func join(path, key string) string {
 // yamlLine finds the line in the parser's errors: "line 3: mapping values are not allowed".
 var yamlLine = regexp.MustCompile(`^line (\d+): (.*)$`)
 
-// parse reads data, one file of one or more YAML documents: the resilience4j key of each
-// document that applies to the active profiles (see activeDoc), in the file's order, a later
-// document's keys over an earlier one's, as Spring loads a multi-document file. Every other
-// top-level key belongs to someone else and is left alone.
-func (ps *parser) parse(data []byte) {
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	for {
-		var doc yaml.Node
-		if err := dec.Decode(&doc); err != nil {
-			if errors.Is(err, io.EOF) {
-				return
+// decode reads one file of one or more YAML documents (or a .properties file, see
+// decodeProperties) into its documents, each a mapping, in the file's order; an empty
+// document is left out, and a syntax error or a document that is not a mapping is an error.
+func (ps *parser) decode(f file) []doc {
+	ps.file = f.name
+	var roots []*yaml.Node
+	if isProperties(f.name) {
+		roots = ps.decodeProperties(f.data)
+	} else {
+		dec := yaml.NewDecoder(bytes.NewReader(f.data))
+		for {
+			var d yaml.Node
+			if err := dec.Decode(&d); err != nil {
+				if errors.Is(err, io.EOF) {
+					break
+				}
+				msg, line := strings.TrimPrefix(err.Error(), "yaml: "), 0
+				if m := yamlLine.FindStringSubmatch(msg); m != nil {
+					line, _ = strconv.Atoi(m[1])
+					msg = m[2]
+				}
+				ps.fail(Source{File: ps.file, Line: line}, "", "%s", msg)
+				return nil
 			}
-			msg, line := strings.TrimPrefix(err.Error(), "yaml: "), 0
-			if m := yamlLine.FindStringSubmatch(msg); m != nil {
-				line, _ = strconv.Atoi(m[1])
-				msg = m[2]
+			if len(d.Content) > 0 {
+				roots = append(roots, d.Content[0])
 			}
-			ps.fail(Source{File: ps.file, Line: line}, "", "%s", msg)
-			return
 		}
-		ps.document(&doc)
 	}
+	var out []doc
+	for _, root := range roots {
+		if root.Kind == yaml.ScalarNode && root.Tag == "!!null" {
+			continue
+		}
+		if root.Kind == yaml.AliasNode {
+			root = root.Alias
+		}
+		if root.Kind != yaml.MappingNode {
+			ps.fail(ps.at(root), "", "must be a mapping of keys, got %s", describe(root))
+			continue
+		}
+		d := doc{file: f.name, root: root, profileFile: f.profile}
+		d.onProfile, d.onProfileKey = findPath(root, "spring", "config", "activate", "on-profile")
+		out = append(out, d)
+	}
+	return out
 }
 
-// document reads one YAML document of the file.
-func (ps *parser) document(doc *yaml.Node) {
-	if len(doc.Content) == 0 {
+// document reads one document: its resilience4j and levee keys when it applies to the active
+// profiles (see activeDoc), a later document's keys over an earlier one's, as Spring loads a
+// multi-document file. Every other top-level key belongs to someone else and is left alone.
+func (ps *parser) document(d doc) {
+	ps.file, ps.profileFile = d.file, d.profileFile
+	ps.origin++
+	root := d.root
+	if !ps.activeDoc(d) {
 		return
 	}
-	root := doc.Content[0]
-	if root.Kind == yaml.ScalarNode && root.Tag == "!!null" {
-		return
-	}
-	if root.Kind == yaml.AliasNode {
-		root = root.Alias
-	}
-	if root.Kind != yaml.MappingNode {
-		ps.fail(ps.at(root), "", "must be a mapping of keys, got %s", describe(root))
-		return
-	}
-	if !ps.activeDoc(root) {
-		return
-	}
-	// Only the keys of resilience4j are read, whether written nested or dotted
+	// Only the keys of resilience4j and levee are read, whether written nested or dotted
 	// ("resilience4j.circuitbreaker:"): the others belong to someone else.
 	ours := &yaml.Node{Kind: yaml.MappingNode, Line: root.Line}
 	for i := 0; i+1 < len(root.Content); i += 2 {
 		k := root.Content[i]
-		if first, _, _ := strings.Cut(k.Value, "."); norm(first) == "resilience4j" {
+		if first, _, _ := strings.Cut(k.Value, "."); isRoot(first) {
 			ours.Content = append(ours.Content, k, root.Content[i+1])
 		}
 	}
@@ -293,17 +336,17 @@ func (ps *parser) document(doc *yaml.Node) {
 	}
 	ps.sawSection = true
 	for _, kv := range ps.pairs(ps.expand(ours, "", 0), "") {
-		ps.resilience4j(kv[1], kv[0].Value)
+		ps.root(kv[1], kv[0].Value)
 	}
 }
 
 // activeDoc reports whether a document applies to the active profiles: a document without
-// spring.config.activate.on-profile always does; one with it when one of the profiles it
-// names is active ("prod", "prod, eu" or a list), or, for "!prod", when prod is not, as
-// Spring's profile expressions. Spring's & and | operators are refused with an error, as is a
-// profile document in a profile-specific file (Spring refuses that too).
-func (ps *parser) activeDoc(root *yaml.Node) bool {
-	n, at := findPath(root, "spring", "config", "activate", "on-profile")
+// spring.config.activate.on-profile always does; one with it when one of the profile
+// expressions it lists ("prod", "prod, eu", a YAML list, "!prod", "prod & !eu",
+// "(prod | staging) & eu") accepts the active profiles, as Spring's. A malformed expression
+// is an error, as is a profile document in a profile-specific file.
+func (ps *parser) activeDoc(d doc) bool {
+	n, at := d.onProfile, d.onProfileKey
 	if n == nil {
 		return true
 	}
@@ -318,26 +361,29 @@ func (ps *parser) activeDoc(root *yaml.Node) bool {
 		exprs = strings.Split(n.Value, ",")
 	case yaml.SequenceNode:
 		for _, item := range n.Content {
-			exprs = append(exprs, item.Value)
+			exprs = append(exprs, strings.Split(item.Value, ",")...)
 		}
+	default:
+		ps.fail(ps.at(at), path, "must be a profile expression or a list of them, got %s", describe(n))
+		return false
 	}
+	active, seen := false, false
 	for _, e := range exprs {
-		e = strings.TrimSpace(e)
-		switch {
-		case e == "":
+		if strings.TrimSpace(e) == "" {
 			continue
-		case strings.ContainsAny(e, "&|()"):
-			ps.fail(ps.at(n), path, "profile expression %q: levee reads profile names, lists of them and !name", e)
-			return false
-		case strings.HasPrefix(e, "!"):
-			if !slices.Contains(ps.profiles, strings.TrimSpace(e[1:])) {
-				return true
-			}
-		case slices.Contains(ps.profiles, e):
-			return true
 		}
+		seen = true
+		m, err := parseProfileExpr(e)
+		if err != nil {
+			ps.fail(ps.at(at), path, "%v", err)
+			return false
+		}
+		active = active || m(ps.profiles)
 	}
-	return false
+	if !seen {
+		ps.fail(ps.at(at), path, "empty value: name the profiles the document is for")
+	}
+	return active
 }
 
 // findPath finds the value under the keys of path in mapping n, written nested, dotted or
@@ -556,18 +602,29 @@ func splitKey(k string) (segs []string, ok bool) {
 	return segs, true
 }
 
-func (ps *parser) resilience4j(n *yaml.Node, path string) {
+// isRoot reports whether a top-level key is one the loader reads: resilience4j, or levee.
+func isRoot(k string) bool {
+	for _, s := range sections {
+		if norm(s.root) == norm(k) {
+			return true
+		}
+	}
+	return false
+}
+
+// root reads the sections under a top-level key, resilience4j or levee.
+func (ps *parser) root(n *yaml.Node, path string) {
 	for _, kv := range ps.pairs(n, path) {
 		k, v := kv[0], kv[1]
 		var sec *rawSection
 		for _, s := range sections {
-			if norm(s.key) == norm(k.Value) {
+			if norm(s.root) == norm(path) && norm(s.key) == norm(k.Value) {
 				sec = ps.sections[s.pattern]
 			}
 		}
 		p := join(path, k.Value)
 		if sec == nil {
-			ps.fail(ps.at(k), p, "unknown key: levee reads %s%s", sectionKeys(), didYouMean(k.Value, sectionNames()))
+			ps.fail(ps.at(k), p, "unknown key: levee reads %s%s", sectionKeys(path), didYouMean(k.Value, sectionNames(path)))
 			continue
 		}
 		sec.prefix = p
@@ -575,12 +632,15 @@ func (ps *parser) resilience4j(n *yaml.Node, path string) {
 	}
 }
 
-func sectionKeys() string { return strings.Join(sectionNames(), ", ") }
+// sectionKeys lists the sections under root (resilience4j or levee).
+func sectionKeys(root string) string { return strings.Join(sectionNames(root), ", ") }
 
-func sectionNames() []string {
+func sectionNames(root string) []string {
 	var ks []string
 	for _, s := range sections {
-		ks = append(ks, s.key)
+		if norm(s.root) == norm(root) {
+			ks = append(ks, s.key)
+		}
 	}
 	return ks
 }
@@ -677,9 +737,10 @@ func (ps *parser) indexedEntry(pat registry.Pattern, e *entry, key, index, path 
 	}
 	v := e.props[sp.name]
 	switch {
-	case v == nil, v.src.Env == "" && src.Env != "":
-		// new, or the environment replacing the file's list whole
-		v = &value{path: join(path, sp.name), spec: sp, src: src, indexed: map[int]indexedItem{}}
+	case v == nil, v.origin != ps.origin:
+		// new, or a later source (a document, a profile's file, the environment) replacing
+		// an earlier one's list whole, as Spring binds a list from one source only
+		v = &value{path: join(path, sp.name), spec: sp, src: src, indexed: map[int]indexedItem{}, origin: ps.origin}
 		e.props[sp.name] = v
 	case v.indexed == nil:
 		ps.fail(src, p, "conflicts with %s (%s): write the list either whole or by index", v.path, v.src)
@@ -770,10 +831,15 @@ func (ps *parser) key(pat registry.Pattern, e *entry, written, path string, src 
 	if src.Env != "" {
 		p = join(path, sp.name) // the variable's upper case, spelt as in a file
 	}
-	v := &value{path: p, spec: sp, src: src}
+	v := &value{path: p, spec: sp, src: src, origin: ps.origin}
 	switch {
 	case n.Kind == yaml.ScalarNode && n.Tag == "!!null":
 		ps.fail(src, p, "no value")
+		return
+	case sp.kind == kMap && n.Kind == yaml.MappingNode:
+		v.node = n
+	case sp.kind == kMap:
+		ps.fail(src, p, "must be a mapping of names to their keys, got %s", describe(n))
 		return
 	case n.Kind == yaml.ScalarNode && sp.kind == kList:
 		for item := range strings.SplitSeq(n.Value, ",") {
@@ -805,7 +871,32 @@ func (ps *parser) key(pat registry.Pattern, e *entry, written, path string, src 
 		ps.fail(src, p, "%s", sp.refused)
 		return
 	case sp.ignored != "":
+		// Ignored, but Spring would still bind it: a value of the wrong type fails there.
+		if err := checkKind(sp.kind, v.scalar); err != nil {
+			ps.fail(src, p, "%v", err)
+			return
+		}
 		ps.warn(src, p, "%s", sp.ignored)
 	}
+	if old := e.props[sp.name]; old != nil && old.indexed != nil && old.origin == ps.origin {
+		ps.fail(src, p, "conflicts with %s (%s): write the list either whole or by index", old.path, old.src)
+		return
+	}
 	e.props[sp.name] = v
+}
+
+// checkKind reports whether a scalar reads as a value of kind k, as Spring binds it.
+func checkKind(k kind, s string) error {
+	var err error
+	switch k {
+	case kBool:
+		_, err = parseBool(s)
+	case kInt:
+		_, err = parseInt(s)
+	case kFloat:
+		_, err = parseFloat(s)
+	case kDuration:
+		_, err = ParseDuration(s)
+	}
+	return err
 }

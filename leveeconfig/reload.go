@@ -101,6 +101,9 @@ func (c *Config) ReloadReport(r *registry.Registry, next *Config) (ReloadReport,
 	}
 	for _, s := range sections {
 		p := s.pattern
+		if s.root != "resilience4j" {
+			continue // not in the registry: reported as Unchanged
+		}
 		for _, name := range next.Names(p) {
 			if failed[key3(p, name)] {
 				continue
@@ -162,6 +165,10 @@ func (c *Config) reloadAll(r *registry.Registry, next *Config) ([]Unchanged, map
 
 	for _, s := range sections {
 		p := s.pattern
+		if s.root != "resilience4j" {
+			un = append(un, overloadUnchanged(c, next, p)...)
+			continue
+		}
 		for _, name := range next.Names(p) {
 			diff := c.diff(next, p, name)
 			if !c.declares(p, name) {
@@ -340,4 +347,23 @@ func forgetDropped[C any](old, next Section[C], configure func(string, registry.
 			configure(name, registry.InstanceConfig[C]{})
 		}
 	}
+}
+
+// rebuildOverload says why a change of levee's own sections is not made by Reload.
+const rebuildOverload = "levee's own sections are not in the registry: build them again with NewOverload"
+
+// overloadUnchanged reports every change of a levee section (levee.adaptive, ...) between c
+// and next as Unchanged: an instance next adds (Key ""), and every key that differs.
+func overloadUnchanged(c, next *Config, p registry.Pattern) []Unchanged {
+	var un []Unchanged
+	for _, name := range next.Names(p) {
+		if !c.declares(p, name) {
+			un = append(un, Unchanged{Pattern: p, Name: name, To: "created", Reason: rebuildOverload})
+			continue
+		}
+		for _, d := range c.diff(next, p, name) {
+			un = append(un, Unchanged{Pattern: p, Name: name, Key: d.Key, From: d.From, To: d.To, Reason: rebuildOverload})
+		}
+	}
+	return un
 }

@@ -6,6 +6,7 @@
 //	RESILIENCE4J_RETRY_INSTANCES_PAYMENT_MAXATTEMPTS=2 go run ./examples/config
 //	SPRING_PROFILES_ACTIVE=prod RESILIENCE4J_RETRY_INSTANCES_PAYMENT_RETRYEXCEPTIONS_0=java.io.IOException go run ./examples/config
 //	go run ./examples/config -config my-application.yml
+//	SPRING_PROFILES_ACTIVE=prod go run ./examples/config -config ./my-config-dir
 //
 // It prints the instances the file declares and their effective settings (each value with the
 // line or variable that set it, or "default"), the warnings, and the pipeline's order; then it
@@ -54,7 +55,7 @@ type gateway interface {
 }
 
 func main() {
-	path := flag.String("config", "", "a Spring Boot application.yml or .json (default: the scenario's, embedded)")
+	path := flag.String("config", "", "a Spring Boot application.yml, .properties or .json, or a directory of them (default: the scenario's, embedded)")
 	flag.Parse()
 	name, data := "application.yml", applicationYml
 	if *path != "" {
@@ -95,9 +96,10 @@ func (h *httpGateway) SetBroken(broken bool) {
 
 func (h *httpGateway) Received() int64 { return h.gw.Received() }
 
-// run loads the file named name (data, or with data nil the file itself and the
-// application-{profile}.yml files beside it) with environ's profiles (SPRING_PROFILES_ACTIVE)
-// and overrides, prints the configuration, and runs the scenario against gw.
+// run loads the file named name (data, or with data nil the file or directory itself and the
+// application-{profile}.yaml, .yml and .properties files beside it) with environ's profiles
+// (SPRING_PROFILES_ACTIVE, else the file's spring.profiles.active) and overrides, prints the
+// configuration, and runs the scenario against gw.
 func run(w io.Writer, name string, data []byte, environ []string, gw gateway) error {
 	opts := leveeconfig.Options{Errors: javaErrors, Environ: environ}
 	var cfg *leveeconfig.Config

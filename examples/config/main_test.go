@@ -180,3 +180,21 @@ probe 3 -> PAID:OK3
    breaker: CLOSED | failureRate -1.0% | failed 0 | notPermitted 0
 `, sc[strings.Index(sc, "--- D."):])
 }
+
+// A directory of files, as a Spring Boot config location: application.yml and the prod
+// profile's application-prod.properties, which the file itself activates, over it; an
+// indexed variable replaces the retry's list.
+func TestTheScenarioFromADirectoryWithAPropertiesProfile(t *testing.T) {
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(dir+"/application.yml", append([]byte("spring.profiles.active: prod\n"), applicationYml...), 0o600))
+	require.NoError(t, os.WriteFile(dir+"/application-prod.properties",
+		[]byte("resilience4j.circuitbreaker.instances.payment.waitDurationInOpenState=4s\n"), 0o600))
+	var out bytes.Buffer
+	synctest.Test(t, func(t *testing.T) {
+		require.NoError(t, run(&out, dir, nil, []string{"RESILIENCE4J_RETRY_INSTANCES_PAYMENT_RETRYEXCEPTIONS_0=demo.r4j.GatewayException"}, &fakeGateway{}))
+	})
+	assert.Contains(t, out.String(), "profiles: prod\n")
+	assert.Contains(t, out.String(), "  waitDurationInOpenState: 4s  ("+dir+"/application-prod.properties:1)\n")
+	assert.Contains(t, out.String(), "  retryExceptions: demo.r4j.GatewayException  (env RESILIENCE4J_RETRY_INSTANCES_PAYMENT_RETRYEXCEPTIONS_0)\n")
+	assert.Contains(t, out.String(), "--- D. wait 4.2s, then the gateway recovers\n")
+}
