@@ -33,9 +33,12 @@ const (
 
 	// The breaker opens once it has recorded minCalls failures: it lets in at least minCalls
 	// calls, and at most minCalls-1 recorded ones plus concurrency in flight.
-	minCalls    = 10
-	timeLimit   = 100 * time.Millisecond
-	slowLatency = 400 * time.Millisecond
+	minCalls  = 10
+	timeLimit = 100 * time.Millisecond
+	// slowLatency is far beyond the time limit, so that the cancellation of a call the time
+	// limiter cut off reaches the gateway before it answers even on a loaded machine: the run
+	// checks that the gateway saw every such request cancelled.
+	slowLatency = 3 * time.Second
 )
 
 func main() { os.Exit(run()) }
@@ -98,7 +101,7 @@ func (s *shop) reset(mode payment.Mode) {
 // waitIdle waits until no request is in the gateway's handlers, so that its counters include
 // the requests whose callers have already given up.
 func (s *shop) waitIdle() {
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*slowLatency)
 	defer cancel()
 	if err := s.gw.WaitIdle(ctx); err != nil {
 		fmt.Fprintln(os.Stderr, "gateway still busy:", err)
