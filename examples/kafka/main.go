@@ -6,7 +6,7 @@
 //	go run ./examples/kafka                                  # an in-process broker (kfake): nothing to install
 //	KAFKA_BROKERS=host1:9092,host2:9092 go run ./examples/kafka   # a real cluster (a fresh topic and group, deleted after)
 //
-// A producer writes 3,500 records of 40 keys to a topic of 6 partitions (the key picks the
+// A producer writes 2,100 records of 40 keys to a topic of 6 partitions (the key picks the
 // partition), in four batches as the run goes. Each consumer of the group ("consumer-1",
 // "consumer-2", ...) is a franz-go client (kgo) with eager rebalancing and
 // kgo.BlockRebalanceOnPoll, and for each assignment one stream.Map over the assigned
@@ -23,7 +23,7 @@
 // ResumeFetchPartitions. The poll loop asks PollRecords for no more records than the
 // operator's input has room for, so nothing piles up in memory during the outage.
 //
-// The run: at 200 records stored the downstream fails; the breaker opens (fetches paused),
+// The run: at 150 records stored the downstream fails; the breaker opens (fetches paused),
 // its first HALF_OPEN probe fails (resumed, paused again), the second succeeds. Then a
 // second member joins: a rebalance revokes every partition of the first, which finishes the
 // records handed to it (or, past 5 s, drops them: they are redelivered) and commits at the

@@ -35,9 +35,6 @@ const (
 	pollTimeout = 20 * time.Millisecond
 	// maxBatch bounds the results stored before one commit.
 	maxBatch = 64
-	// revokeDrain bounds the time a revoked session finishes its in-flight records; past it
-	// they are dropped, left uncommitted and redelivered to the partitions' next owner.
-	revokeDrain = 5 * time.Second
 	// maxPause bounds the time one record is held while the breaker refuses it
 	// (stream.PauseWhileOpen).
 	maxPause = 20 * time.Second
@@ -334,7 +331,7 @@ func (m *member) onAssigned(_ context.Context, cl *kgo.Client, assigned map[stri
 	m.run.logf("%s assigned partitions %v (session %d)", m.name, parts, s.id)
 }
 
-// onRevoked ends the session: it finishes the records handed to it, within revokeDrain,
+// onRevoked ends the session: it finishes the records handed to it, within cfg.revokeDrain,
 // drops the rest, and commits the positions below the watermark, the last commit for these
 // partitions before their next owner reads from it.
 func (m *member) onRevoked(ctx context.Context, _ *kgo.Client, _ map[string][]int32) {
@@ -367,15 +364,21 @@ func (m *member) endSession(ctx context.Context, commit bool) {
 	// The poll loop is not handing records over (BlockRebalanceOnPoll) and no longer sees s.
 	close(s.in)
 	how := endFinished
-	timer := time.NewTimer(revokeDrain)
-	select {
-	case <-s.done:
-	case <-timer.C:
+	if d := m.run.cfg.revokeDrain; d > 0 {
+		timer := time.NewTimer(d)
+		select {
+		case <-s.done:
+		case <-timer.C:
+			how = endDropped
+		}
+		timer.Stop()
+	} else {
 		how = endDropped
+	}
+	if how == endDropped {
 		s.cancel()
 		<-s.done
 	}
-	timer.Stop()
 	if commit {
 		for try := 0; try < 3; try++ {
 			if err := m.commit(ctx, s); err == nil {

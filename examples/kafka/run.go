@@ -27,17 +27,22 @@ type config struct {
 	joinAt     int    // records stored (and the outage over) at which the second member joins
 	killAfter  int    // records the first member's second session stores before it is killed
 	work       time.Duration
-	timeout    time.Duration // bound on the whole run
+	// revokeDrain bounds the time a revoked session finishes the records handed to it; past
+	// it they are dropped, left uncommitted and redelivered to the partitions' next owner.
+	// 0 drops them at once.
+	revokeDrain time.Duration
+	timeout     time.Duration // bound on the whole run
 }
 
-// defaultConfig is the program's: 3,500 records of 40 keys over 6 partitions.
+// defaultConfig is the program's: 2,100 records of 40 keys over 6 partitions.
 func defaultConfig() config {
 	return config{
 		partitions: 6, keys: 40,
-		batches:  [4]int{1000, 1000, 1000, 500},
-		outageAt: 200, joinAt: 600, killAfter: 100,
-		work:    500 * time.Microsecond,
-		timeout: 50 * time.Second,
+		batches:  [4]int{600, 600, 600, 300},
+		outageAt: 150, joinAt: 400, killAfter: 80,
+		work:        500 * time.Microsecond,
+		revokeDrain: 5 * time.Second,
+		timeout:     50 * time.Second,
 	}
 }
 
@@ -246,13 +251,7 @@ func run(ctx context.Context, cfg config, w io.Writer) (*report, error) {
 	}
 
 	var members []*member
-	defer func() {
-		for _, m := range members {
-			if !m.killed.Load() {
-				m.stop()
-			}
-		}
-	}()
+	defer func() { stopAll(members) }()
 	start := func(name string) (*member, error) {
 		m, err := newMember(s, name)
 		if err != nil {
@@ -353,11 +352,7 @@ func run(ctx context.Context, cfg config, w io.Writer) (*report, error) {
 		}
 	}
 	s.logf("every record stored and every offset committed: stopping")
-	for _, m := range members {
-		if !m.killed.Load() {
-			m.stop()
-		}
-	}
+	stopAll(members)
 	members = nil
 	rep := s.tally()
 	rep.elapsed = time.Since(s.start)
@@ -370,6 +365,22 @@ func run(ctx context.Context, cfg config, w io.Writer) (*report, error) {
 		rep.add(m)
 	}
 	return rep, nil
+}
+
+// stopAll stops the members still running, all at once, so that the group does not
+// rebalance onto the last one.
+func stopAll(members []*member) {
+	var wg sync.WaitGroup
+	for _, m := range members {
+		if !m.killed.Load() {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				m.stop()
+			}()
+		}
+	}
+	wg.Wait()
 }
 
 func keyName(k int) string { return fmt.Sprintf("k%02d", k) }
