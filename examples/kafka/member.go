@@ -248,16 +248,11 @@ func (m *member) pollLoop(cl *kgo.Client) {
 	for m.poll.Err() == nil {
 		m.mu.Lock()
 		s := m.cur
-		m.mu.Unlock()
 		if s != last {
 			pending, last = nil, s // a new assignment: the old one's records are redelivered
 		}
-		if s != nil {
-			for len(pending) > 0 && len(s.in) < cap(s.in) {
-				s.in <- pending[0]
-				pending = pending[1:]
-			}
-		}
+		pending = handOver(s, pending) // under mu: a revoke closes s.in only once m.cur is not s
+		m.mu.Unlock()
 		free := 0
 		if s != nil && len(pending) == 0 {
 			free = cap(s.in) - len(s.in)
@@ -286,7 +281,6 @@ func (m *member) pollLoop(cl *kgo.Client) {
 			// session that replaced s during the poll starts empty).
 			m.mu.Lock()
 			s = m.cur
-			m.mu.Unlock()
 			if s != last {
 				pending, last = nil, s
 			}
@@ -296,18 +290,33 @@ func (m *member) pollLoop(cl *kgo.Client) {
 					m.stats.orphans.Add(1)
 					return
 				}
-				select {
-				case s.in <- r:
-				default:
-					pending = append(pending, r)
-				}
+				pending = append(pending, r)
 			})
+			pending = handOver(s, pending)
+			m.mu.Unlock()
 		}
 		cl.AllowRebalance()
 		if fs.IsClientClosed() {
 			return
 		}
 	}
+}
+
+// handOver sends the pending records to s's input while it has room, without blocking, and
+// returns those left.
+func handOver(s *session, pending []record) []record {
+	if s == nil {
+		return pending
+	}
+	for len(pending) > 0 {
+		select {
+		case s.in <- pending[0]:
+			pending = pending[1:]
+		default:
+			return pending
+		}
+	}
+	return pending[:0]
 }
 
 // onAssigned starts the session of a new assignment, its fetches paused if the breaker is
