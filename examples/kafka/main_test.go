@@ -69,7 +69,6 @@ func runScenario(t *testing.T, cfg config) *report {
 	assert.Equal(t, 0, rep.count(endLost))
 	assert.Equal(t, int64(0), rep.failed)
 	assert.Equal(t, int64(0), rep.orphans)
-	assert.Equal(t, int64(0), rep.commitErrors)
 	assert.Empty(t, failed(rep.checks()))
 	return rep
 }
