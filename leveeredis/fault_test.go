@@ -81,13 +81,22 @@ func faultProxy() int {
 // faultLog is what a replica prints when it ends.
 type faultLog struct {
 	// Admitted holds, for each admitted call, the instants (µs since the Unix epoch) before
-	// and after AcquirePermission: the permission was decided in between.
-	Admitted [][2]int64
+	// and after AcquirePermission (the permission was decided in between), and 1 when the
+	// local share granted it, 0 when Redis did.
+	Admitted [][3]int64
 	Offered  int
 	Metrics  leveeredis.Metrics
 }
 
+// localKey keys the flag a local grant sets in the request's context.
+type localKey struct{}
+
 func faultReplica() int {
+	leveeredis.SetLocalGrantHook(func(ctx context.Context) {
+		if p, ok := ctx.Value(localKey{}).(*int64); ok {
+			*p = 1
+		}
+	})
 	c := redis.NewClient(&redis.Options{
 		Addr: os.Getenv("LEVEE_FAULT_ADDR"), MaxRetries: -1, ContextTimeoutEnabled: true,
 		DialTimeout: 50 * time.Millisecond, ReadTimeout: 50 * time.Millisecond,
@@ -126,13 +135,15 @@ func faultReplica() int {
 				if now.UnixMicro() >= end {
 					return
 				}
+				var local int64
+				ctx := context.WithValue(context.Background(), localKey{}, &local)
 				before := time.Now().UnixMicro()
-				err := rl.AcquirePermission(context.Background(), 1)
+				err := rl.AcquirePermission(ctx, 1)
 				after := time.Now().UnixMicro()
 				mu.Lock()
 				out.Offered++
 				if err == nil {
-					out.Admitted = append(out.Admitted, [2]int64{before, after})
+					out.Admitted = append(out.Admitted, [3]int64{before, after, local})
 				}
 				mu.Unlock()
 			}
@@ -158,6 +169,7 @@ func freePort(t *testing.T) int {
 type faultCycle struct {
 	start    int64 // µs
 	admitted [faultReplicas]int
+	local    [faultReplicas]int // of admitted, those the local shares granted
 	total    int
 	fault    string
 }
@@ -169,12 +181,13 @@ func assignCycles(logs [faultReplicas]faultLog, first int64, n int) []faultCycle
 	type adm struct {
 		replica int
 		lo, hi  int64 // cycles
+		local   bool
 	}
 	period := faultPeriod.Microseconds()
 	var all []adm
 	for r, l := range logs {
 		for _, iv := range l.Admitted {
-			all = append(all, adm{r, iv[0]/period - first, iv[1]/period - first})
+			all = append(all, adm{r, iv[0]/period - first, iv[1]/period - first, iv[2] == 1})
 		}
 	}
 	sort.Slice(all, func(i, j int) bool {
@@ -196,6 +209,9 @@ func assignCycles(logs [faultReplicas]faultLog, first int64, n int) []faultCycle
 			continue // outside the run
 		}
 		cycles[k].admitted[a.replica]++
+		if a.local {
+			cycles[k].local[a.replica]++
+		}
 		cycles[k].total++
 	}
 	return cycles
@@ -277,10 +293,11 @@ func TestFaultRunLimitHoldsWhateverRedisDoes(t *testing.T) {
 	}
 	cycles := assignCycles(logs, first, faultSeconds)
 	var b strings.Builder
-	fmt.Fprintf(&b, "second  replica 1  replica 2  replica 3  fleet  (limit %d)\n", faultLimit)
+	fmt.Fprintf(&b, "second  replica 1  replica 2  replica 3  fleet  (limit %d; in brackets: granted by the local share)\n", faultLimit)
 	over := 0
 	for i, c := range cycles {
-		fmt.Fprintf(&b, "%6d  %9d  %9d  %9d  %5d  %s\n", i, c.admitted[0], c.admitted[1], c.admitted[2], c.total, faults[i])
+		col := func(r int) string { return fmt.Sprintf("%d (%d)", c.admitted[r], c.local[r]) }
+		fmt.Fprintf(&b, "%6d  %9s  %9s  %9s  %5d  %s\n", i, col(0), col(1), col(2), c.total, faults[i])
 		if c.total > faultLimit {
 			over++
 		}
