@@ -325,16 +325,10 @@ func (rl *RateLimiter) Metrics() Metrics {
 		AvailablePermissions: int(rl.available.Load()),
 		NumberOfWaitingCalls: int(rl.waiting.Load()),
 	}
-	now := rl.redisNow()
-	if free := rl.free.Load(); free > now {
-		m.NanosToWait = time.Duration(free-now) * time.Microsecond
-	}
+	m.NanosToWait = rl.RetryAfter()
 	if rl.local != nil {
 		m.FallbackLimitForPeriod = int(rl.local.getShare())
 		m.NumberOfWaitingCalls += int(rl.local.waiting.Load())
-		if m.Degraded {
-			m.NanosToWait = rl.local.nanosToWait(now)
-		}
 	}
 	return m
 }

@@ -217,6 +217,31 @@ func assignCycles(logs [faultReplicas]faultLog, first int64, n int) []faultCycle
 	return cycles
 }
 
+// timeline lists the admissions whose interval overlaps the cycle starting at start, in the
+// order they began, for the message of a failed run.
+func timeline(logs [faultReplicas]faultLog, start int64) string {
+	period := faultPeriod.Microseconds()
+	type row struct {
+		replica     int
+		local       int64
+		before, end int64
+	}
+	var rows []row
+	for r, l := range logs {
+		for _, iv := range l.Admitted {
+			if iv[1] >= start && iv[0] < start+period {
+				rows = append(rows, row{r + 1, iv[2], iv[0] - start, iv[1] - start})
+			}
+		}
+	}
+	sort.Slice(rows, func(i, j int) bool { return rows[i].before < rows[j].before })
+	var b strings.Builder
+	for _, r := range rows {
+		fmt.Fprintf(&b, "%d %d %d %d\n", r.replica, r.local, r.before, r.end)
+	}
+	return b.String()
+}
+
 func TestFaultRunLimitHoldsWhateverRedisDoes(t *testing.T) {
 	s := startRedis(t)
 	stress := integration.Program(t, "apt-get install -y stress-ng", "stress-ng")
@@ -286,9 +311,30 @@ func TestFaultRunLimitHoldsWhateverRedisDoes(t *testing.T) {
 	require.NoError(t, admin.Do(context.Background(), "CLIENT", "PAUSE", "3000", "ALL").Err())
 	mark(15, 19, "CLIENT PAUSE")
 
+	// The replicas end at the end of the run; one that has not ended 30s later is killed and
+	// fails the test, so that the run takes a bounded time whatever happens.
+	waited := make(chan error, faultReplicas)
+	for _, cmd := range replicas {
+		go func() { waited <- cmd.Wait() }()
+	}
+	overdue := time.NewTimer(time.Until(time.UnixMicro(end)) + 30*time.Second)
+	defer overdue.Stop()
+	for range faultReplicas {
+		select {
+		case err := <-waited:
+			require.NoError(t, err, "a replica failed")
+		case <-overdue.C:
+			for _, cmd := range replicas {
+				_ = cmd.Process.Kill()
+			}
+			for range faultReplicas {
+				<-waited
+			}
+			t.Fatal("the replicas did not end within 30s of the run's end")
+		}
+	}
 	var logs [faultReplicas]faultLog
-	for i, cmd := range replicas {
-		require.NoError(t, cmd.Wait(), "replica %d", i)
+	for i := range replicas {
 		require.NoError(t, json.Unmarshal([]byte(outs[i].String()), &logs[i]), "replica %d", i)
 	}
 	cycles := assignCycles(logs, first, faultSeconds)
@@ -309,21 +355,28 @@ func TestFaultRunLimitHoldsWhateverRedisDoes(t *testing.T) {
 			100*float64(m.StoreFailures)/float64(max(1, m.Permitted+m.Refused+m.StoreFailures)))
 	}
 	t.Log("\n" + b.String())
-	// What the design guarantees: a cycle in which every replica decides alone (all in an
-	// episode) or every replica asks Redis admits at most the limit. A cycle at an episode's
-	// edge, in which one replica already (or still) asks Redis while others decide alone, may
-	// admit the others' shares on top: Redis learns a replica's local admissions only when that
-	// replica reaches it again within the same cycle; the replica returning to Redis was also
-	// seen admitting its own local grants of that cycle on top (the package's documented bound).
-	// So every cycle admits at most limit + replicas·share, and the cycles above the limit are
-	// edge cycles: at most two per episode of each replica.
-	share := faultLimit / faultReplicas
+	// What the design guarantees (see Config.FailureMode): a replica grants from its local
+	// share only in cycles it did not promise Redis to stay out of, and every check holds back
+	// the shares of the replicas without such a promise, so a cycle admits at most the limit,
+	// plus the documented slack: at most one permission per replica per episode edge, and at
+	// most 5 % of the limit.
+	slack := min(faultLimit*5/100, faultReplicas)
+	for i, c := range cycles {
+		if c.total > faultLimit+slack {
+			t.Logf("admissions of second %d (replica, local, µs into the second before and after):\n%s", i, timeline(logs, c.start))
+		}
+		require.LessOrEqual(t, c.total, faultLimit+slack, "second %d\n%s", i, b.String())
+	}
 	edges := 0
 	for _, l := range logs {
 		edges += 2 * int(l.Metrics.Episodes)
 	}
-	for i, c := range cycles {
-		require.LessOrEqual(t, c.total, faultLimit+faultReplicas*share, "second %d\n%s", i, b.String())
+	require.LessOrEqual(t, over, edges, "cycles above the limit are episode edges\n%s", b.String())
+	// The run exercised the local shares (Redis killed for 3s is an episode however loaded
+	// the machine); how much Redis itself decided depends on the load.
+	local := uint64(0)
+	for _, l := range logs {
+		local += l.Metrics.LocalPermitted
 	}
-	require.LessOrEqual(t, over, edges, "cycles above the limit\n%s", b.String())
+	require.Positive(t, local, "the local shares granted nothing\n%s", b.String())
 }

@@ -62,9 +62,14 @@ const (
 	// counted by heartbeats in Redis and returned by every check. A replica that never heard
 	// from Redis does not know the count and refuses (set FallbackLimitForPeriod to admit
 	// then). A check that fails outside an episode (one slow answer) is refused with a
-	// *StoreError, never admitted locally: Redis may still count it. Shares sum to at most the
-	// limit when replicas ≤ LimitForPeriod; 3 replicas under a limit of 2 get 1 each, so such a
-	// fleet admits up to 3 per cycle during an outage.
+	// *StoreError, never admitted locally: Redis may still count it. The share engages from
+	// the second cycle after the last check or heartbeat that reached Redis (each promised
+	// Redis that this replica stays out of its cycle and the next), and Redis holds back the
+	// share of every replica without such a promise from the others, so that a cycle in which
+	// some replicas ask Redis while others decide alone stays within the limit (see the
+	// package documentation for the slack). Shares sum to at most the limit when replicas ≤
+	// LimitForPeriod; 3 replicas under a limit of 2 get 1 each, so such a fleet admits up to
+	// 3 per cycle while all of them decide alone.
 	FallbackToLocal FailureMode = iota
 	// FailOpen admits every call, as Envoy's default (failure_mode_deny false).
 	FailOpen
