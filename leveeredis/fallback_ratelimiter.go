@@ -180,7 +180,7 @@ func (rl *RateLimiter) heartbeat() {
 		if d, ok := ctx.Deadline(); ok && rl.offsetOK.Load() {
 			deadline = d.UnixMicro() + rl.offset.Load() - wait.Microseconds()/2
 		}
-		_, _, share, promise := rl.local.contact(rl.redisNow(), deadline)
+		_, _, share, promise := rl.local.contact(rl.redisNow(), deadline, false)
 		vals, err := scriptHeartbeat.Run(ctx, rl.client, rl.heartKeys, rl.cfg.ReplicaID, stale, rl.cfg.LimitForPeriod,
 			rl.periodUs, boolArg(promise), deadline, share, rl.keep).Int64Slice()
 		cancel()

@@ -40,12 +40,15 @@ type localShare struct {
 // cycle Redis runs it in (at the latest deadline's) and the next, which Redis records so that
 // no other replica counts on this replica's share then. It returns the debt to report (as
 // debt) and whether to promise. The decision and the debt are taken under the lock the
-// grants take, so that no local grant slips in between unreported and unpromised.
-func (l *localShare) contact(now, deadline int64) (cycle, owed, share int64, promise bool) {
+// grants take, so that no local grant slips in between unreported and unpromised. A round
+// trip that cannot report the debt (a heartbeat: reports is false) promises only when there
+// is none: Redis stops holding this replica's share back once it has its promise, so the
+// local grants of the cycle must reach it with the promise.
+func (l *localShare) contact(now, deadline int64, reports bool) (cycle, owed, share int64, promise bool) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.refresh(now / l.period)
-	if deadline > 0 && !l.degraded.Load() {
+	if deadline > 0 && !l.degraded.Load() && (reports || l.owed == 0) {
 		promise = true
 		l.from = max(l.from, deadline/l.period+2)
 	}

@@ -236,7 +236,7 @@ func (rl *RateLimiter) reserve(ctx context.Context, n int, timeoutUs int64) (res
 	if rl.local != nil {
 		// what the local share granted in the current cycle (Redis takes what it was not
 		// told), and the promise not to grant locally in this cycle and the next
-		debtCycle, debt, share, promise = rl.local.contact(rl.redisNow(), deadline)
+		debtCycle, debt, share, promise = rl.local.contact(rl.redisNow(), deadline, true)
 	}
 	id := rl.cfg.ReplicaID + "#" + strconv.FormatUint(rl.checks.Add(1), 36)
 	sent := time.Now().UnixMicro()

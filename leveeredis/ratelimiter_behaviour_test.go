@@ -282,11 +282,17 @@ func TestFallbackToLocalShare(t *testing.T) {
 			}
 			require.ErrorIs(t, rl.AcquirePermission(ctx, 1), ratelimiter.ErrRequestNotPermitted)
 		}
+		// The local share's refusal says when its next cycle starts, as the core limiter's.
+		w, err := rl.ReservePermission(ctx, 1)
+		require.ErrorIs(t, err, ratelimiter.ErrRequestNotPermitted)
+		assert.Equal(t, 100*time.Millisecond, w)
+		assert.Equal(t, 100*time.Millisecond, rl.RetryAfter())
 		mt = rl.Metrics()
+		assert.Equal(t, 100*time.Millisecond, mt.NanosToWait)
 		assert.Equal(t, uint64(57), mt.LocalPermitted)
-		assert.Equal(t, uint64(26), mt.LocalRefused)
+		assert.Equal(t, uint64(27), mt.LocalRefused)
 		assert.Equal(t, uint64(9), mt.StoreRefused)
-		assert.Equal(t, uint64(92), mt.StoreFailures+mt.BreakerRejections)
+		assert.Equal(t, uint64(93), mt.StoreFailures+mt.BreakerRejections)
 		assert.Equal(t, circuitbreaker.Open, rl.StoreCircuitBreaker().State())
 		assert.Equal(t, uint64(1), mt.Episodes)
 		assert.Equal(t, 3, mt.Replicas) // the last count known
