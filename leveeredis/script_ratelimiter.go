@@ -61,7 +61,7 @@ if deadline > 0 and now > deadline then
   return {-2, 0, 0, limit, 0, now, replicas, 0}
 end
 local cur = math.floor(now / period)
-local held = 0
+local held, heldNext, heldFar = 0, 0, 0
 if KEYS[5] then
   -- promises: replica -> "cycle share", the last cycle in which that replica grants nothing
   -- locally and its share. A replica whose promise does not cover the current cycle may be
@@ -74,7 +74,7 @@ if KEYS[5] then
   if ARGV[12] == '1' and deadline > 0 then
     redis.call('HSET', KEYS[5], mine, string.format('%d %d', cur + 1, share))
   end
-  local known, heldKnown = 0, 0
+  local known, heldKnown, heldKnownNext, heldKnownFar = 0, 0, 0, 0
   local all = redis.call('HGETALL', KEYS[5])
   for i = 1, #all, 2 do
     local pc, ps = string.match(all[i + 1], '^(%d+) (%-?%d+)$')
@@ -83,12 +83,20 @@ if KEYS[5] then
       redis.call('HDEL', KEYS[5], all[i])
     elseif all[i] ~= mine then
       known = known + 1
-      if pc < cur then heldKnown = heldKnown + math.max(tonumber(ps), share, 0) end
+      local s = math.max(tonumber(ps), share, 0)
+      if pc < cur then heldKnown = heldKnown + s end
+      if pc < cur + 1 then heldKnownNext = heldKnownNext + s end
+      heldKnownFar = heldKnownFar + s
     end
   end
   redis.call('PEXPIRE', KEYS[5], string.format('%d', math.ceil((keep + 2) * period / 1000)))
   local others = math.max(tonumber(ARGV[13] or '0'), replicas) - 1
-  held = heldKnown + math.max(others - known, 0) * math.max(share, 0)
+  local unknown = math.max(others - known, 0) * math.max(share, 0)
+  held = heldKnown + unknown
+  -- a reservation of the next cycle, or of a later one, holds back the shares of the
+  -- replicas whose promise does not cover that cycle (beyond the next: every one)
+  heldNext = heldKnownNext + unknown
+  heldFar = heldKnownFar + unknown
 end
 if n < 1 or n > limit then
   return {-1, 0, 0, limit, 0, now, replicas, 0}
@@ -133,7 +141,9 @@ if st[1] then
 end
 local function free()
   if p - held >= 1 then return now end
-  return (c + 1 + math.floor((held - p) / math.max(limit - held, 1))) * period
+  local pr = math.min(p, 0)
+  if pr + limit - heldNext >= 1 then return (c + 1) * period end
+  return (c + math.max(2, math.ceil((1 + heldFar - pr) / limit))) * period
 end
 local ic = tonumber(st[4] or '-1')
 if id ~= '' and ic == cur then
@@ -154,10 +164,17 @@ local wait = 0
 local k = c
 local q = p - held -- what this caller may take: the shares held back are not its
 if q < n then
-  local per = math.max(limit - held, 1)
-  k = c + 1 + math.floor((n - q - 1) / per)
+  -- A reservation of a later cycle: the current cycle's leftover (held back for others)
+  -- does not carry over, and p counts the reservations, so they start from min(p, 0).
+  -- The first later cycle j with pr + (j - c) * limit - held(j) >= n:
+  local pr = math.min(p, 0)
+  k = c + 1
+  if pr + limit - heldNext < n then
+    k = c + math.max(2, math.ceil((n + heldFar - pr) / limit))
+    if limit - heldFar < n then k = c + 1 + math.ceil(tonumber(ARGV[4]) / period) + 1 end -- never
+  end
   wait = math.max(k * period - now, 0)
-  if wait > tonumber(ARGV[4]) then code = 0 end
+  if wait > tonumber(ARGV[4]) then code = 0 else p = pr end
 end
 if code == 1 then
   p = p - n
