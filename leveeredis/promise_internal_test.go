@@ -31,9 +31,10 @@ func TestChecksHoldBackTheSharesOfReplicasWithoutPromise(t *testing.T) {
 	seq := 0
 	// check runs one check of replica r: promise or not, with a debt of the current cycle, and
 	// returns the code (1 granted, 0 refused).
+	timeout := int64(0)
 	check := func(r string, promise bool, debt int) int64 {
 		seq++
-		vals, err := rl.script.Run(context.Background(), c, rl.keys, 1, rl.periodUs, 9, 0, deadline,
+		vals, err := rl.script.Run(context.Background(), c, rl.keys, 1, rl.periodUs, 9, timeout, deadline,
 			fmt.Sprintf("%s#%d", r, seq), r, 0, cur, debt, 3, boolArg(promise), 3, rl.keep).Int64Slice()
 		require.NoError(t, err)
 		return vals[0]
@@ -70,4 +71,13 @@ func TestChecksHoldBackTheSharesOfReplicasWithoutPromise(t *testing.T) {
 	m.HSet(promises, "a", fmt.Sprintf("%d 3", cur-rl.keep-1))
 	require.Equal(t, int64(0), check("b", true, 0))
 	require.False(t, m.Exists(promises) && m.HGet(promises, "a") != "", "the old promise is deleted")
+
+	// Reservations of the next cycle, where the replicas without a promise for it keep their
+	// shares too: b alone takes 3 now, reserves 3 in the next cycle, and is refused the cycle
+	// after (beyond its TimeoutDuration); the reservations are counted in the next cycle's 9,
+	// not in this cycle's leftover held back for a and c.
+	m.FlushAll()
+	timeout = rl.periodUs
+	require.Equal(t, 6, grants("b", true, 0))
+	require.Equal(t, "-3", m.HGet(rl.keys[0], "p"), "3 of the next cycle reserved")
 }

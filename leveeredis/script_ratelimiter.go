@@ -141,7 +141,8 @@ if st[1] then
 end
 local function free()
   if p - held >= 1 then return now end
-  local pr = math.min(p, 0)
+  local pr = p
+  if p > 0 then pr = math.max(p - held, 0) end
   if pr + limit - heldNext >= 1 then return (c + 1) * period end
   return (c + math.max(2, math.ceil((1 + heldFar - pr) / limit))) * period
 end
@@ -164,10 +165,13 @@ local wait = 0
 local k = c
 local q = p - held -- what this caller may take: the shares held back are not its
 if q < n then
-  -- A reservation of a later cycle: the current cycle's leftover (held back for others)
-  -- does not carry over, and p counts the reservations, so they start from min(p, 0).
+  -- A reservation of a later cycle takes what this caller may use of the current cycle (as
+  -- Resilience4j's) and the rest from later cycles; the part of the leftover held back for
+  -- others is given up, since p also counts the reservations and a leftover does not carry
+  -- over: reservations counted against it would vanish at the refresh.
   -- The first later cycle j with pr + (j - c) * limit - held(j) >= n:
-  local pr = math.min(p, 0)
+  local pr = p
+  if p > 0 then pr = math.max(q, 0) end
   k = c + 1
   if pr + limit - heldNext < n then
     k = c + math.max(2, math.ceil((n + heldFar - pr) / limit))
