@@ -99,8 +99,11 @@
 // than a cycle with a HeartbeatInterval longer than LimitRefreshPeriod, or one that stopped
 // (until its peers' count drops, ten heartbeat intervals), has its share held back from the
 // others. Set HeartbeatInterval to at most LimitRefreshPeriod for idle replicas to keep their
-// promises. Waits reserved in later cycles (TimeoutDuration) count the shares held back at the
-// time of the check.
+// promises. A reservation of a later cycle (TimeoutDuration) holds back the shares of the
+// replicas whose promise does not cover that cycle (beyond the next one, every other
+// replica's), and gives up the part of the current cycle's leftover held back for others. With
+// GCRA, which has no cycles, a check holds back the shares of the current cycle, also for its
+// wait.
 //
 // Measured (the fault run of the package's tests, on a 2-core machine under load, see the
 // README's fleet section): no cycle above the limit.
