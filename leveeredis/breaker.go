@@ -138,6 +138,10 @@ type BreakerStoreMetrics struct {
 // pub/sub connection is re-established by go-redis, and each re-subscription reads the record
 // again.
 //
+// Admit and RetryAfter make it a levee.Admitter and levee.RetryAdvisor, for levee.Patterns'
+// Admission field and the servers' ConcurrencyLimiter field; Execute and Decorator are the
+// allocation-free way for a pipeline that holds the *SharedBreaker itself.
+//
 // Give the client the options that make a frozen Redis fail fast (ContextTimeoutEnabled, and
 // ReadTimeout and WriteTimeout near StoreTimeout); the client is the caller's and Close does
 // not close it.

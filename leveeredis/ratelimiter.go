@@ -23,6 +23,10 @@ import (
 // ratelimiter.RateLimiter (Resilience4j's RateLimiter): AcquirePermission waits for reserved
 // permissions, ReservePermission returns the wait, ExecuteRateLimiter guards a call.
 //
+// It is a levee.PermissionLimiter and a levee.RetryAdvisor (RetryAfter), so it goes where the
+// core limiter's role is taken: levee.Patterns' Limiter, Pipeline.WithPermissionLimiter, the
+// Limiter field of leveehttp's and leveegrpc's ServerConfig, and a paused stream.
+//
 // While Redis is slow or down (no answer within StoreTimeout, an error, or the store circuit
 // breaker open) checks follow Config.FailureMode; see Metrics for the counts. It is safe for
 // concurrent use; Close stops its heartbeat. Unlike the core limiter, a check costs a round
