@@ -138,6 +138,10 @@ type BreakerStoreMetrics struct {
 // pub/sub connection is re-established by go-redis, and each re-subscription reads the record
 // again.
 //
+// Admit and RetryAfter make it a levee.Admitter and levee.RetryAdvisor, for levee.Patterns'
+// Admission field and the servers' ConcurrencyLimiter field; Execute and Decorator are the
+// allocation-free way for a pipeline that holds the *SharedBreaker itself.
+//
 // Give the client the options that make a frozen Redis fail fast (ContextTimeoutEnabled, and
 // ReadTimeout and WriteTimeout near StoreTimeout); the client is the caller's and Close does
 // not close it.
@@ -200,13 +204,19 @@ type trialCache struct {
 // SharedBreaker from then on (Execute, Acquire, Decorator): the local breaker's own Execute
 // and Acquire skip the fleet's HALF_OPEN trial. A store that does not answer does not make
 // New fail: the breaker starts local. It returns an error naming the field for an
-// out-of-range BreakerConfig value, or for a nil cb or client.
+// out-of-range BreakerConfig value, for a nil cb or client, and for a *redis.Client or
+// *redis.ClusterClient whose Options().ContextTimeoutEnabled is false (go-redis would then
+// ignore StoreTimeout, and a frozen Redis would hold a HALF_OPEN Admit for the client's
+// ReadTimeout).
 func NewSharedBreaker(cb *circuitbreaker.CircuitBreaker, client redis.UniversalClient, cfg BreakerConfig) (*SharedBreaker, error) {
 	if cb == nil {
 		return nil, errors.New("leveeredis: nil *circuitbreaker.CircuitBreaker")
 	}
 	if client == nil {
 		return nil, errors.New("leveeredis: nil redis client")
+	}
+	if err := checkClient(client); err != nil {
+		return nil, err
 	}
 	if cfg.KeyPrefix == "" {
 		cfg.KeyPrefix = "levee:cb:"

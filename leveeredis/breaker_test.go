@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/alicebob/miniredis/v2"
+	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/require"
 
 	"github.com/levee-go/levee/circuitbreaker"
@@ -214,4 +215,17 @@ func TestNewSharedBreakerRefusesBadConfig(t *testing.T) {
 	require.EqualError(t, err, "leveeredis: StoreTimeout must be >= 1ms, got 1µs")
 	_, err = leveeredis.NewSharedBreaker(nil, c, leveeredis.BreakerConfig{})
 	require.EqualError(t, err, "leveeredis: nil *circuitbreaker.CircuitBreaker")
+	_, err = leveeredis.NewSharedBreaker(b, nil, leveeredis.BreakerConfig{})
+	require.EqualError(t, err, "leveeredis: nil redis client")
+	_, err = leveeredis.NewSharedBreaker(b, c, leveeredis.BreakerConfig{ReplicaID: "web 1"})
+	require.EqualError(t, err, `leveeredis: ReplicaID must be 1 to 128 characters among letters, digits and . _ : / @ -, got "web 1"`)
+	for _, plain := range []redis.UniversalClient{
+		redis.NewClient(&redis.Options{Addr: "127.0.0.1:1"}),
+		redis.NewClusterClient(&redis.ClusterOptions{Addrs: []string{"127.0.0.1:1"}}),
+	} {
+		_, err = leveeredis.NewSharedBreaker(b, plain, leveeredis.BreakerConfig{})
+		require.EqualError(t, err, "leveeredis: the client's Options.ContextTimeoutEnabled must be true, "+
+			"else a frozen Redis holds each round trip for the client's ReadTimeout instead of StoreTimeout")
+		require.NoError(t, plain.Close())
+	}
 }

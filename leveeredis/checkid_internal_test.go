@@ -21,9 +21,7 @@ func TestCheckIDCountedOnceAndReclaimed(t *testing.T) {
 	if period-time.Duration(time.Now().UnixNano())%period < time.Minute {
 		period = 25 * time.Hour
 	}
-	// reclaim gives up at StoreTimeout, which a loaded machine can pass: a long one here.
-	rl, err := NewRateLimiter(c, "idem", Config{LimitForPeriod: 5, LimitRefreshPeriod: period, FallbackLimitForPeriod: 1,
-		StoreTimeout: 10 * time.Second})
+	rl, err := NewRateLimiter(c, "idem", Config{LimitForPeriod: 5, LimitRefreshPeriod: period, FallbackLimitForPeriod: 1, StoreTimeout: time.Second})
 	require.NoError(t, err)
 	defer func() { _ = rl.Close() }()
 	ctx := context.Background()
@@ -58,7 +56,7 @@ func TestDebtOfThePreviousCycleCarried(t *testing.T) {
 	if period-time.Duration(time.Now().UnixNano())%period < time.Minute {
 		period = 25 * time.Hour
 	}
-	rl, err := NewRateLimiter(c, "carry", Config{LimitForPeriod: 10, LimitRefreshPeriod: period, FallbackLimitForPeriod: 3})
+	rl, err := NewRateLimiter(c, "carry", Config{LimitForPeriod: 10, LimitRefreshPeriod: period, FallbackLimitForPeriod: 3, StoreTimeout: time.Second})
 	require.NoError(t, err)
 	defer func() { _ = rl.Close() }()
 	cur := time.Now().UnixMicro() / rl.periodUs

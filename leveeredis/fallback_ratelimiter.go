@@ -10,6 +10,10 @@ import (
 	"github.com/levee-go/levee/circuitbreaker"
 )
 
+// localGrantHook, set by the package's tests only, learns of every grant of the local share
+// to AcquirePermission, with the request's ctx.
+var localGrantHook func(ctx context.Context)
+
 // counters are the limiter's decisions since New.
 type counters struct {
 	permitted, refused, givenBack        atomic.Uint64
@@ -43,6 +47,9 @@ func (rl *RateLimiter) unavailable(ctx context.Context, n int, cause error) erro
 		return err
 	case ok:
 		rl.counts.localPermitted.Add(1)
+		if localGrantHook != nil {
+			localGrantHook(ctx)
+		}
 		return nil
 	}
 	rl.counts.localRefused.Add(1)
@@ -165,13 +172,29 @@ func (rl *RateLimiter) heartbeat() {
 	for {
 		// A heartbeat waits longer than a check (half an interval): a slow Redis must not make
 		// the replicas drop out of each other's count, which would enlarge their shares.
-		ctx, cancel := context.WithTimeout(context.Background(), max(rl.cfg.StoreTimeout, rl.cfg.HeartbeatInterval/2))
-		vals, err := scriptHeartbeat.Run(ctx, rl.client, rl.heartKeys, rl.cfg.ReplicaID, stale, rl.cfg.LimitForPeriod).Int64Slice()
+		wait := max(rl.cfg.StoreTimeout, rl.cfg.HeartbeatInterval/2)
+		ctx, cancel := context.WithTimeout(context.Background(), wait)
+		// An idle replica promises by its heartbeats, as a busy one by its checks, that it
+		// grants nothing locally now and in the next cycle (see localShare.contact).
+		var deadline int64
+		if d, ok := ctx.Deadline(); ok && rl.offsetOK.Load() {
+			deadline = d.UnixMicro() + rl.offset.Load() - wait.Microseconds()/2
+		}
+		_, _, share, promise := rl.local.contact(rl.redisNow(), deadline, false)
+		vals, err := scriptHeartbeat.Run(ctx, rl.client, rl.heartKeys, rl.cfg.ReplicaID, stale, rl.cfg.LimitForPeriod,
+			rl.periodUs, boolArg(promise), deadline, share, rl.keep).Int64Slice()
 		cancel()
+		if err == nil && len(vals) == 3 {
+			if vals[0] == 0 {
+				err = errExpired // ran after its deadline: wrote nothing
+			} else if !rl.offsetOK.Load() {
+				rl.learnOffset(vals[2] - time.Now().UnixMicro())
+			}
+		}
 		// The count is known from the second heartbeat on, one interval after this replica
 		// registered: replicas started with it have registered by then, so that a fleet
 		// starting together does not take its first count (each replica alone) for the truth.
-		if err == nil && len(vals) == 2 {
+		if err == nil && len(vals) == 3 {
 			most, full := w.add(time.Now(), vals[0], window)
 			if rl.counts.heartbeats.Add(1) > 1 {
 				cur := rl.replicas.Load()
@@ -302,16 +325,10 @@ func (rl *RateLimiter) Metrics() Metrics {
 		AvailablePermissions: int(rl.available.Load()),
 		NumberOfWaitingCalls: int(rl.waiting.Load()),
 	}
-	now := rl.redisNow()
-	if free := rl.free.Load(); free > now {
-		m.NanosToWait = time.Duration(free-now) * time.Microsecond
-	}
+	m.NanosToWait = rl.RetryAfter()
 	if rl.local != nil {
 		m.FallbackLimitForPeriod = int(rl.local.getShare())
 		m.NumberOfWaitingCalls += int(rl.local.waiting.Load())
-		if m.Degraded {
-			m.NanosToWait = rl.local.nanosToWait(now)
-		}
 	}
 	return m
 }

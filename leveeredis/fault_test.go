@@ -81,13 +81,22 @@ func faultProxy() int {
 // faultLog is what a replica prints when it ends.
 type faultLog struct {
 	// Admitted holds, for each admitted call, the instants (µs since the Unix epoch) before
-	// and after AcquirePermission: the permission was decided in between.
-	Admitted [][2]int64
+	// and after AcquirePermission (the permission was decided in between), and 1 when the
+	// local share granted it, 0 when Redis did.
+	Admitted [][3]int64
 	Offered  int
 	Metrics  leveeredis.Metrics
 }
 
+// localKey keys the flag a local grant sets in the request's context.
+type localKey struct{}
+
 func faultReplica() int {
+	leveeredis.SetLocalGrantHook(func(ctx context.Context) {
+		if p, ok := ctx.Value(localKey{}).(*int64); ok {
+			*p = 1
+		}
+	})
 	c := redis.NewClient(&redis.Options{
 		Addr: os.Getenv("LEVEE_FAULT_ADDR"), MaxRetries: -1, ContextTimeoutEnabled: true,
 		DialTimeout: 50 * time.Millisecond, ReadTimeout: 50 * time.Millisecond,
@@ -126,13 +135,15 @@ func faultReplica() int {
 				if now.UnixMicro() >= end {
 					return
 				}
+				var local int64
+				ctx := context.WithValue(context.Background(), localKey{}, &local)
 				before := time.Now().UnixMicro()
-				err := rl.AcquirePermission(context.Background(), 1)
+				err := rl.AcquirePermission(ctx, 1)
 				after := time.Now().UnixMicro()
 				mu.Lock()
 				out.Offered++
 				if err == nil {
-					out.Admitted = append(out.Admitted, [2]int64{before, after})
+					out.Admitted = append(out.Admitted, [3]int64{before, after, local})
 				}
 				mu.Unlock()
 			}
@@ -158,6 +169,7 @@ func freePort(t *testing.T) int {
 type faultCycle struct {
 	start    int64 // µs
 	admitted [faultReplicas]int
+	local    [faultReplicas]int // of admitted, those the local shares granted
 	total    int
 	fault    string
 }
@@ -169,12 +181,13 @@ func assignCycles(logs [faultReplicas]faultLog, first int64, n int) []faultCycle
 	type adm struct {
 		replica int
 		lo, hi  int64 // cycles
+		local   bool
 	}
 	period := faultPeriod.Microseconds()
 	var all []adm
 	for r, l := range logs {
 		for _, iv := range l.Admitted {
-			all = append(all, adm{r, iv[0]/period - first, iv[1]/period - first})
+			all = append(all, adm{r, iv[0]/period - first, iv[1]/period - first, iv[2] == 1})
 		}
 	}
 	sort.Slice(all, func(i, j int) bool {
@@ -196,9 +209,37 @@ func assignCycles(logs [faultReplicas]faultLog, first int64, n int) []faultCycle
 			continue // outside the run
 		}
 		cycles[k].admitted[a.replica]++
+		if a.local {
+			cycles[k].local[a.replica]++
+		}
 		cycles[k].total++
 	}
 	return cycles
+}
+
+// timeline lists the admissions whose interval overlaps the cycle starting at start, in the
+// order they began, for the message of a failed run.
+func timeline(logs [faultReplicas]faultLog, start int64) string {
+	period := faultPeriod.Microseconds()
+	type row struct {
+		replica     int
+		local       int64
+		before, end int64
+	}
+	var rows []row
+	for r, l := range logs {
+		for _, iv := range l.Admitted {
+			if iv[1] >= start && iv[0] < start+period {
+				rows = append(rows, row{r + 1, iv[2], iv[0] - start, iv[1] - start})
+			}
+		}
+	}
+	sort.Slice(rows, func(i, j int) bool { return rows[i].before < rows[j].before })
+	var b strings.Builder
+	for _, r := range rows {
+		fmt.Fprintf(&b, "%d %d %d %d\n", r.replica, r.local, r.before, r.end)
+	}
+	return b.String()
 }
 
 func TestFaultRunLimitHoldsWhateverRedisDoes(t *testing.T) {
@@ -270,17 +311,39 @@ func TestFaultRunLimitHoldsWhateverRedisDoes(t *testing.T) {
 	require.NoError(t, admin.Do(context.Background(), "CLIENT", "PAUSE", "3000", "ALL").Err())
 	mark(15, 19, "CLIENT PAUSE")
 
+	// The replicas end at the end of the run; one that has not ended 30s later is killed and
+	// fails the test, so that the run takes a bounded time whatever happens.
+	waited := make(chan error, faultReplicas)
+	for _, cmd := range replicas {
+		go func() { waited <- cmd.Wait() }()
+	}
+	overdue := time.NewTimer(time.Until(time.UnixMicro(end)) + 30*time.Second)
+	defer overdue.Stop()
+	for range faultReplicas {
+		select {
+		case err := <-waited:
+			require.NoError(t, err, "a replica failed")
+		case <-overdue.C:
+			for _, cmd := range replicas {
+				_ = cmd.Process.Kill()
+			}
+			for range faultReplicas {
+				<-waited
+			}
+			t.Fatal("the replicas did not end within 30s of the run's end")
+		}
+	}
 	var logs [faultReplicas]faultLog
-	for i, cmd := range replicas {
-		require.NoError(t, cmd.Wait(), "replica %d", i)
+	for i := range replicas {
 		require.NoError(t, json.Unmarshal([]byte(outs[i].String()), &logs[i]), "replica %d", i)
 	}
 	cycles := assignCycles(logs, first, faultSeconds)
 	var b strings.Builder
-	fmt.Fprintf(&b, "second  replica 1  replica 2  replica 3  fleet  (limit %d)\n", faultLimit)
+	fmt.Fprintf(&b, "second  replica 1  replica 2  replica 3  fleet  (limit %d; in brackets: granted by the local share)\n", faultLimit)
 	over := 0
 	for i, c := range cycles {
-		fmt.Fprintf(&b, "%6d  %9d  %9d  %9d  %5d  %s\n", i, c.admitted[0], c.admitted[1], c.admitted[2], c.total, faults[i])
+		col := func(r int) string { return fmt.Sprintf("%d (%d)", c.admitted[r], c.local[r]) }
+		fmt.Fprintf(&b, "%6d  %9s  %9s  %9s  %5d  %s\n", i, col(0), col(1), col(2), c.total, faults[i])
 		if c.total > faultLimit {
 			over++
 		}
@@ -292,21 +355,28 @@ func TestFaultRunLimitHoldsWhateverRedisDoes(t *testing.T) {
 			100*float64(m.StoreFailures)/float64(max(1, m.Permitted+m.Refused+m.StoreFailures)))
 	}
 	t.Log("\n" + b.String())
-	// What the design guarantees: a cycle in which every replica decides alone (all in an
-	// episode) or every replica asks Redis admits at most the limit. A cycle at an episode's
-	// edge, in which one replica already (or still) asks Redis while others decide alone, may
-	// admit the others' shares on top: Redis learns a replica's local admissions only when that
-	// replica reaches it again within the same cycle; the replica returning to Redis was also
-	// seen admitting its own local grants of that cycle on top (the package's documented bound).
-	// So every cycle admits at most limit + replicas·share, and the cycles above the limit are
-	// edge cycles: at most two per episode of each replica.
-	share := faultLimit / faultReplicas
+	// What the design guarantees (see Config.FailureMode): a replica grants from its local
+	// share only in cycles it did not promise Redis to stay out of, and every check holds back
+	// the shares of the replicas without such a promise, so a cycle admits at most the limit,
+	// plus the documented slack: at most one permission per replica per episode edge, and at
+	// most 5 % of the limit.
+	slack := min(faultLimit*5/100, faultReplicas)
+	for i, c := range cycles {
+		if c.total > faultLimit+slack {
+			t.Logf("admissions of second %d (replica, local, µs into the second before and after):\n%s", i, timeline(logs, c.start))
+		}
+		require.LessOrEqual(t, c.total, faultLimit+slack, "second %d\n%s", i, b.String())
+	}
 	edges := 0
 	for _, l := range logs {
 		edges += 2 * int(l.Metrics.Episodes)
 	}
-	for i, c := range cycles {
-		require.LessOrEqual(t, c.total, faultLimit+faultReplicas*share, "second %d\n%s", i, b.String())
+	require.LessOrEqual(t, over, edges, "cycles above the limit are episode edges\n%s", b.String())
+	// The run exercised the local shares (Redis killed for 3s is an episode however loaded
+	// the machine); how much Redis itself decided depends on the load.
+	local := uint64(0)
+	for _, l := range logs {
+		local += l.Metrics.LocalPermitted
 	}
-	require.LessOrEqual(t, over, edges, "cycles above the limit\n%s", b.String())
+	require.Positive(t, local, "the local shares granted nothing\n%s", b.String())
 }

@@ -25,8 +25,34 @@ type localShare struct {
 	p     int64 // permissions left in cycle c, negative while later cycles are reserved
 	owed  int64 // permissions granted from cycle c on
 	seq   int64 // grants so far
+	// from is the first cycle in which the share may grant: every cycle before it was
+	// promised to Redis (see contact), which counts this replica's permissions there.
+	from int64
 
-	waiting atomic.Int64
+	degraded *atomic.Bool // the limiter's: an episode is on
+	guard    atomic.Int64 // µs at the end of each cycle in which nothing is granted
+	waiting  atomic.Int64
+}
+
+// contact is called before each round trip to Redis at now (µs, Redis's clock), whose script
+// may not run after deadline (µs, Redis's clock; 0: no deadline). Outside an episode, with a
+// deadline, the round trip carries a promise: this replica grants nothing locally in the
+// cycle Redis runs it in (at the latest deadline's) and the next, which Redis records so that
+// no other replica counts on this replica's share then. It returns the debt to report (as
+// debt) and whether to promise. The decision and the debt are taken under the lock the
+// grants take, so that no local grant slips in between unreported and unpromised. A round
+// trip that cannot report the debt (a heartbeat: reports is false) promises only when there
+// is none: Redis stops holding this replica's share back once it has its promise, so the
+// local grants of the cycle must reach it with the promise.
+func (l *localShare) contact(now, deadline int64, reports bool) (cycle, owed, share int64, promise bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.refresh(now / l.period)
+	if deadline > 0 && !l.degraded.Load() && (reports || l.owed == 0) {
+		promise = true
+		l.from = max(l.from, deadline/l.period+2)
+	}
+	return l.c, l.owed, l.share, promise
 }
 
 // refresh brings the state to cycle cur. Callers hold mu.
@@ -78,6 +104,14 @@ func (l *localShare) take(now, n, timeout int64) (ok bool, wait, seq int64) {
 	if n > l.share {
 		return false, 0, 0
 	}
+	if cur := now / l.period; cur < l.from {
+		// a promised cycle: Redis counts on this replica taking nothing locally
+		return false, l.from*l.period - now, 0
+	}
+	if end := (l.c + 1) * l.period; end-now <= l.guard.Load() {
+		// so close to the cycle's end that Redis's clock may be in the next cycle already
+		return false, end - now, 0
+	}
 	if l.p < n {
 		k := l.c + 1 + (n-l.p-1)/l.share
 		wait = max(k*l.period-now, 0)
@@ -101,19 +135,14 @@ func (l *localShare) giveBack(n, seq int64) {
 	}
 }
 
-// debt returns the cycle of now, the permissions granted from it on and the share per cycle.
-func (l *localShare) debt(now int64) (cycle, owed, share int64) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.refresh(now / l.period)
-	return l.c, l.owed, l.share
-}
-
 // nanosToWait is how long one permission asked at now would wait.
 func (l *localShare) nanosToWait(now int64) time.Duration {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.refresh(now / l.period)
+	if l.c < l.from {
+		return time.Duration(l.from*l.period-now) * time.Microsecond
+	}
 	if l.p >= 1 || l.share == 0 {
 		return 0
 	}

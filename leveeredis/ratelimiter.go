@@ -23,6 +23,10 @@ import (
 // ratelimiter.RateLimiter (Resilience4j's RateLimiter): AcquirePermission waits for reserved
 // permissions, ReservePermission returns the wait, ExecuteRateLimiter guards a call.
 //
+// It is a levee.PermissionLimiter and a levee.RetryAdvisor (RetryAfter), so it goes where the
+// core limiter's role is taken: levee.Patterns' Limiter, Pipeline.WithPermissionLimiter, the
+// Limiter field of leveehttp's and leveegrpc's ServerConfig, and a paused stream.
+//
 // While Redis is slow or down (no answer within StoreTimeout, an error, or the store circuit
 // breaker open) checks follow Config.FailureMode; see Metrics for the counts. It is safe for
 // concurrent use; Close stops its heartbeat. Unlike the core limiter, a check costs a round
@@ -41,6 +45,7 @@ type RateLimiter struct {
 	local     *localShare // FallbackToLocal only
 	closedErr *StoreError // FailClosed while the breaker is open
 	stale     int64       // µs after which a heartbeat no longer counts; 0 without heartbeat
+	keep      int64       // cycles Redis remembers a promise after it ended
 
 	limit     atomic.Int64 // the last limit Redis reported
 	replicas  atomic.Int64 // the last count of live replicas; 0 until known
@@ -95,8 +100,8 @@ func NewRateLimiter(client redis.UniversalClient, name string, cfg Config) (*Rat
 		name:      name,
 		client:    client,
 		script:    scriptCycles,
-		keys:      []string{base, base + ":limit", base + ":replicas", base + ":ids"},
-		heartKeys: []string{base + ":replicas", base + ":limit"},
+		keys:      []string{base, base + ":limit", base + ":replicas", base + ":ids", base + ":promises"},
+		heartKeys: []string{base + ":replicas", base + ":limit", base + ":promises"},
 		cfg:       cfg,
 		periodUs:  cfg.LimitRefreshPeriod.Microseconds(),
 		refused:   &ratelimiter.RequestNotPermittedError{Name: name},
@@ -106,11 +111,14 @@ func NewRateLimiter(client redis.UniversalClient, name string, cfg Config) (*Rat
 	if cfg.Algorithm == GCRA {
 		rl.script = scriptGCRA
 	}
+	// A promise is remembered for as long as the fleet may still count its replica: ten
+	// heartbeat intervals (a drop in the count is believed after that) and three more.
+	rl.keep = max(2, (13*cfg.HeartbeatInterval.Microseconds()+rl.periodUs-1)/rl.periodUs)
 	rl.limit.Store(int64(cfg.LimitForPeriod))
 	rl.available.Store(int64(cfg.LimitForPeriod))
 	rl.timeout.Store(timeoutMicros(cfg.TimeoutDuration))
 	if cfg.FailureMode == FallbackToLocal {
-		rl.local = &localShare{period: rl.periodUs, share: int64(rl.share())}
+		rl.local = &localShare{period: rl.periodUs, share: int64(rl.share()), degraded: &rl.degraded}
 		if cfg.FallbackLimitForPeriod == 0 {
 			rl.stale = 3 * cfg.HeartbeatInterval.Microseconds()
 			rl.stop, rl.done = make(chan struct{}), make(chan struct{})
@@ -131,9 +139,16 @@ func checkClient(client redis.UniversalClient) error {
 	}
 	if !enabled {
 		return errors.New("leveeredis: the client's Options.ContextTimeoutEnabled must be true, " +
-			"else a frozen Redis holds each check for the client's ReadTimeout instead of StoreTimeout")
+			"else a frozen Redis holds each round trip for the client's ReadTimeout instead of StoreTimeout")
 	}
 	return nil
+}
+
+func boolArg(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 func timeoutMicros(d time.Duration) int64 {
@@ -221,14 +236,18 @@ func (rl *RateLimiter) reserve(ctx context.Context, n int, timeoutUs int64) (res
 	if d, ok := sctx.Deadline(); ok && rl.offsetOK.Load() {
 		deadline = d.UnixMicro() + rl.offset.Load() - rl.cfg.StoreTimeout.Microseconds()/2
 	}
+	promise := deadline > 0
 	if rl.local != nil {
-		// what the local share granted in the current cycle; Redis takes what it was not told
-		debtCycle, debt, share = rl.local.debt(rl.redisNow())
+		// what the local share granted in the current cycle (Redis takes what it was not
+		// told), and the promise not to grant locally in this cycle and the next
+		debtCycle, debt, share, promise = rl.local.contact(rl.redisNow(), deadline, true)
 	}
 	id := rl.cfg.ReplicaID + "#" + strconv.FormatUint(rl.checks.Add(1), 36)
+	sent := time.Now().UnixMicro()
 	vals, err := rl.script.Run(sctx, rl.client, rl.keys,
 		n, rl.periodUs, rl.cfg.LimitForPeriod, timeoutUs, deadline,
-		id, rl.cfg.ReplicaID, rl.stale, debtCycle, debt, share).Int64Slice()
+		id, rl.cfg.ReplicaID, rl.stale, debtCycle, debt, share,
+		boolArg(promise), rl.replicas.Load(), rl.keep).Int64Slice()
 	if err == nil && len(vals) != 8 {
 		err = fmt.Errorf("leveeredis: unexpected answer from Redis: %v", vals)
 	}
@@ -242,6 +261,11 @@ func (rl *RateLimiter) reserve(ctx context.Context, n int, timeoutUs int64) (res
 		return reservation{}, err
 	}
 	rl.learnOffset(vals[5] - time.Now().UnixMicro())
+	if rl.local != nil {
+		// Redis ran the script after sent: its clock then was at most vals[5] - sent ahead
+		// of ours, so the estimate lags it by at most that less the offset.
+		rl.local.guard.Store(max(vals[5]-sent-rl.offset.Load(), 0))
+	}
 	rl.limit.Store(vals[3])
 	// A check may only raise the count of replicas (a smaller share); the heartbeat sets it.
 	if cur := rl.replicas.Load(); cur > 0 && vals[6] > cur && rl.replicas.CompareAndSwap(cur, vals[6]) {
@@ -457,11 +481,12 @@ func (rl *RateLimiter) ReservePermission(ctx context.Context, n int) (time.Durat
 // Resilience4j's changeLimitForPeriod: the current cycle keeps its permissions and those
 // already reserved count against n. The limit is stored in Redis (without expiry) and
 // overrides every replica's LimitForPeriod; each replica learns it with its next check or
-// heartbeat. It returns an error naming LimitForPeriod when n < 1, or Redis's error (then
+// heartbeat. It returns an error naming LimitForPeriod when n is out of [1,
+// MaxLimitForPeriod], or Redis's error (then
 // nothing changed, or the change is applied without this replica knowing).
 func (rl *RateLimiter) ChangeLimitForPeriod(ctx context.Context, n int) error {
-	if n < 1 {
-		return fmt.Errorf("leveeredis: LimitForPeriod must be >= 1, got %d", n)
+	if n < 1 || n > MaxLimitForPeriod {
+		return fmt.Errorf("leveeredis: LimitForPeriod must be in [1, %d], got %d", MaxLimitForPeriod, n)
 	}
 	if ctx == nil {
 		ctx = context.Background()

@@ -161,7 +161,7 @@ func TestChangeLimitSeenByEveryReplica(t *testing.T) {
 		require.NoError(t, b.AcquirePermission(ctx, 1))
 		require.NoError(t, a.AcquirePermission(ctx, 1))
 		require.ErrorIs(t, a.AcquirePermission(ctx, 1), ratelimiter.ErrRequestNotPermitted)
-		require.ErrorContains(t, a.ChangeLimitForPeriod(ctx, 0), "leveeredis: LimitForPeriod must be >= 1, got 0")
+		require.EqualError(t, a.ChangeLimitForPeriod(ctx, 0), "leveeredis: LimitForPeriod must be in [1, 2147483647], got 0")
 	})
 }
 
@@ -225,7 +225,8 @@ func TestCyclesKeyState(t *testing.T) {
 
 // With FallbackToLocal, a replica counts the live replicas by heartbeats; a check that fails
 // outside an episode is refused (Redis may count it), and once the store breaker opens the
-// local share admits max(1, ⌊10/3⌋) = 3 per cycle from the next cycle on; the episode is
+// local share admits max(1, ⌊10/3⌋) = 3 per cycle from the second cycle on (the checks of the
+// first promised Redis that this replica takes nothing locally there); the episode is
 // counted and logged once.
 func TestFallbackToLocalShare(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
@@ -267,18 +268,31 @@ func TestFallbackToLocalShare(t *testing.T) {
 		assert.Equal(t, uint64(9), mt.StoreRefused) // the 10th failure opens the breaker
 		assert.Equal(t, uint64(3), mt.LocalRefused) // the cycle Redis was counting is spent
 		assert.True(t, mt.Degraded)
-		for i := range 20 {
+		// The checks of cycle 0 promised Redis that this replica takes nothing locally in
+		// cycles 0 and 1 (the other replicas count on it): the share admits from cycle 2 on.
+		time.Sleep(100 * time.Millisecond)
+		for range 4 {
+			require.ErrorIs(t, rl.AcquirePermission(ctx, 1), ratelimiter.ErrRequestNotPermitted, "cycle 1")
+		}
+		assert.Equal(t, 100*time.Millisecond, rl.Metrics().NanosToWait, "the local share admits from the next cycle on")
+		for i := range 19 {
 			time.Sleep(100 * time.Millisecond)
 			for range 3 {
-				require.NoError(t, rl.AcquirePermission(ctx, 1), "cycle %d", i)
+				require.NoError(t, rl.AcquirePermission(ctx, 1), "cycle %d", i+2)
 			}
 			require.ErrorIs(t, rl.AcquirePermission(ctx, 1), ratelimiter.ErrRequestNotPermitted)
 		}
+		// The local share's refusal says when its next cycle starts, as the core limiter's.
+		w, err := rl.ReservePermission(ctx, 1)
+		require.ErrorIs(t, err, ratelimiter.ErrRequestNotPermitted)
+		assert.Equal(t, 100*time.Millisecond, w)
+		assert.Equal(t, 100*time.Millisecond, rl.RetryAfter())
 		mt = rl.Metrics()
-		assert.Equal(t, uint64(60), mt.LocalPermitted)
-		assert.Equal(t, uint64(23), mt.LocalRefused)
+		assert.Equal(t, 100*time.Millisecond, mt.NanosToWait)
+		assert.Equal(t, uint64(57), mt.LocalPermitted)
+		assert.Equal(t, uint64(27), mt.LocalRefused)
 		assert.Equal(t, uint64(9), mt.StoreRefused)
-		assert.Equal(t, uint64(92), mt.StoreFailures+mt.BreakerRejections)
+		assert.Equal(t, uint64(93), mt.StoreFailures+mt.BreakerRejections)
 		assert.Equal(t, circuitbreaker.Open, rl.StoreCircuitBreaker().State())
 		assert.Equal(t, uint64(1), mt.Episodes)
 		assert.Equal(t, 3, mt.Replicas) // the last count known
@@ -382,29 +396,36 @@ func TestConfigValidation(t *testing.T) {
 		cfg  leveeredis.Config
 		want string
 	}{
-		{leveeredis.Config{LimitForPeriod: -1}, "leveeredis: LimitForPeriod must be >= 1, got -1"},
-		{leveeredis.Config{LimitRefreshPeriod: 500 * time.Microsecond}, "leveeredis: LimitRefreshPeriod must be >= 1ms and whole microseconds, got 500µs"},
-		{leveeredis.Config{LimitRefreshPeriod: time.Millisecond + 1}, "leveeredis: LimitRefreshPeriod must be >= 1ms and whole microseconds, got 1.000001ms"},
-		{leveeredis.Config{TimeoutDuration: -2}, "leveeredis: TimeoutDuration must be >= 0 or ratelimiter.NoWait, got -2ns"},
-		{leveeredis.Config{Algorithm: 2}, "leveeredis: Algorithm must be Cycles or GCRA, got 2"},
-		{leveeredis.Config{StoreTimeout: time.Microsecond}, "leveeredis: StoreTimeout must be in [1ms, 10s], got 1µs"},
-		{leveeredis.Config{FailureMode: 3}, "leveeredis: FailureMode must be FallbackToLocal, FailOpen or FailClosed, got 3"},
-		{leveeredis.Config{FallbackLimitForPeriod: -1}, "leveeredis: FallbackLimitForPeriod must be >= 0, got -1"},
-		{leveeredis.Config{HeartbeatInterval: time.Millisecond}, "leveeredis: HeartbeatInterval must be in [10ms, 1h], got 1ms"},
+		{leveeredis.Config{}, "leveeredis: LimitForPeriod must be in [1, 2147483647] (it has no default), got 0"},
+		{leveeredis.Config{LimitForPeriod: -1}, "leveeredis: LimitForPeriod must be in [1, 2147483647] (it has no default), got -1"},
+		{leveeredis.Config{LimitForPeriod: leveeredis.MaxLimitForPeriod + 1}, "leveeredis: LimitForPeriod must be in [1, 2147483647] (it has no default), got 2147483648"},
+		{leveeredis.Config{LimitForPeriod: 10, LimitRefreshPeriod: 500 * time.Microsecond}, "leveeredis: LimitRefreshPeriod must be >= 1ms and whole microseconds, got 500µs"},
+		{leveeredis.Config{LimitForPeriod: 10, LimitRefreshPeriod: time.Millisecond + 1}, "leveeredis: LimitRefreshPeriod must be >= 1ms and whole microseconds, got 1.000001ms"},
+		{leveeredis.Config{LimitForPeriod: 10, TimeoutDuration: -2}, "leveeredis: TimeoutDuration must be >= 0 or ratelimiter.NoWait, got -2ns"},
+		{leveeredis.Config{LimitForPeriod: 10, Algorithm: 2}, "leveeredis: Algorithm must be Cycles or GCRA, got 2"},
+		{leveeredis.Config{LimitForPeriod: 10, StoreTimeout: time.Microsecond}, "leveeredis: StoreTimeout must be in [1ms, 10s], got 1µs"},
+		{leveeredis.Config{LimitForPeriod: 10, FailureMode: 3}, "leveeredis: FailureMode must be FallbackToLocal, FailOpen or FailClosed, got 3"},
+		{leveeredis.Config{LimitForPeriod: 10, FallbackLimitForPeriod: -1}, "leveeredis: FallbackLimitForPeriod must be >= 0, got -1"},
+		{leveeredis.Config{LimitForPeriod: 10, HeartbeatInterval: time.Millisecond}, "leveeredis: HeartbeatInterval must be in [10ms, 1h], got 1ms"},
 		{leveeredis.Config{LimitForPeriod: 2, FallbackLimitForPeriod: 3}, "leveeredis: FallbackLimitForPeriod must be <= LimitForPeriod (2): a share larger than the fleet's limit cannot be met, got 3"},
-		{leveeredis.Config{ReplicaID: "web 1"}, `leveeredis: ReplicaID must be 1 to 128 characters among letters, digits and . _ : / @ -, got "web 1"`},
-		{leveeredis.Config{ReplicaID: strings.Repeat("a", 129)}, `leveeredis: ReplicaID must be 1 to 128 characters among letters, digits and . _ : / @ -, got "` + strings.Repeat("a", 129) + `"`},
-		{leveeredis.Config{StoreCircuitBreaker: &circuitbreaker.Config{FailureRateThreshold: 150}},
+		{leveeredis.Config{LimitForPeriod: 10, ReplicaID: "web 1"}, `leveeredis: ReplicaID must be 1 to 128 characters among letters, digits and . _ : / @ -, got "web 1"`},
+		{leveeredis.Config{LimitForPeriod: 10, ReplicaID: strings.Repeat("a", 129)}, `leveeredis: ReplicaID must be 1 to 128 characters among letters, digits and . _ : / @ -, got "` + strings.Repeat("a", 129) + `"`},
+		{leveeredis.Config{LimitForPeriod: 10, StoreCircuitBreaker: &circuitbreaker.Config{FailureRateThreshold: 150}},
 			"leveeredis: StoreCircuitBreaker: circuitbreaker: FailureRateThreshold must be in (0, 100], got 150"},
 	} {
 		rl, err := leveeredis.NewRateLimiter(c, "bad", tc.cfg)
 		assert.Nil(t, rl)
 		assert.EqualError(t, err, tc.want)
 	}
-	_, err := leveeredis.NewRateLimiter(nil, "bad", leveeredis.Config{})
+	_, err := leveeredis.NewRateLimiter(nil, "bad", leveeredis.Config{LimitForPeriod: 10})
 	assert.EqualError(t, err, "leveeredis: client must not be nil")
-	plain := redis.NewClient(&redis.Options{Addr: "127.0.0.1:1"})
-	defer func() { _ = plain.Close() }()
-	_, err = leveeredis.NewRateLimiter(plain, "bad", leveeredis.Config{})
-	assert.ErrorContains(t, err, "leveeredis: the client's Options.ContextTimeoutEnabled must be true")
+	for _, plain := range []redis.UniversalClient{
+		redis.NewClient(&redis.Options{Addr: "127.0.0.1:1"}),
+		redis.NewClusterClient(&redis.ClusterOptions{Addrs: []string{"127.0.0.1:1"}}),
+	} {
+		_, err = leveeredis.NewRateLimiter(plain, "bad", leveeredis.Config{LimitForPeriod: 10})
+		assert.EqualError(t, err, "leveeredis: the client's Options.ContextTimeoutEnabled must be true, "+
+			"else a frozen Redis holds each round trip for the client's ReadTimeout instead of StoreTimeout")
+		require.NoError(t, plain.Close())
+	}
 }

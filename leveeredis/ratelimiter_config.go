@@ -21,6 +21,9 @@ const (
 	DefaultHeartbeatInterval = time.Second
 	// DefaultKeyPrefix starts every key the limiter writes.
 	DefaultKeyPrefix = "levee:rl:"
+	// MaxLimitForPeriod is the largest LimitForPeriod: 2³¹-1, so that every count the
+	// scripts keep (permissions times cycles reserved ahead) stays exact in Lua's doubles.
+	MaxLimitForPeriod = 1<<31 - 1
 )
 
 // Algorithm selects how the shared limiter counts permissions.
@@ -59,9 +62,14 @@ const (
 	// counted by heartbeats in Redis and returned by every check. A replica that never heard
 	// from Redis does not know the count and refuses (set FallbackLimitForPeriod to admit
 	// then). A check that fails outside an episode (one slow answer) is refused with a
-	// *StoreError, never admitted locally: Redis may still count it. Shares sum to at most the
-	// limit when replicas ≤ LimitForPeriod; 3 replicas under a limit of 2 get 1 each, so such a
-	// fleet admits up to 3 per cycle during an outage.
+	// *StoreError, never admitted locally: Redis may still count it. The share engages from
+	// the second cycle after the last check or heartbeat that reached Redis (each promised
+	// Redis that this replica stays out of its cycle and the next), and Redis holds back the
+	// share of every replica without such a promise from the others, so that a cycle in which
+	// some replicas ask Redis while others decide alone stays within the limit (see the
+	// package documentation for the slack). Shares sum to at most the limit when replicas ≤
+	// LimitForPeriod; 3 replicas under a limit of 2 get 1 each, so such a fleet admits up to
+	// 3 per cycle while all of them decide alone.
 	FallbackToLocal FailureMode = iota
 	// FailOpen admits every call, as Envoy's default (failure_mode_deny false).
 	FailOpen
@@ -82,10 +90,14 @@ func (m FailureMode) String() string {
 }
 
 // Config configures a shared RateLimiter. Its first three fields mean what they mean in
-// ratelimiter.Config; the zero value of every field means its default.
+// ratelimiter.Config; the zero value of every field but LimitForPeriod (which must be set)
+// means its default.
 type Config struct {
-	// LimitForPeriod is the number of permissions of each cycle for the whole fleet. Default
-	// 50; at least 1. ChangeLimitForPeriod overrides it for every replica.
+	// LimitForPeriod is the number of permissions of each cycle for the whole fleet, in
+	// [1, MaxLimitForPeriod]. It has no default: unlike the core limiter's 50, 0 is refused
+	// by NewRateLimiter, since a fleet-wide limit is the partner's figure, and a forgotten
+	// field must not admit 50 calls per cycle against it. ChangeLimitForPeriod overrides it
+	// for every replica.
 	LimitForPeriod int
 
 	// LimitRefreshPeriod is the length of a cycle. Default 1s (not Resilience4j's 500ns); at
@@ -139,9 +151,6 @@ type Config struct {
 
 // withDefaults fills the zero fields and validates the result.
 func (c Config) withDefaults() (Config, error) {
-	if c.LimitForPeriod == 0 {
-		c.LimitForPeriod = ratelimiter.DefaultLimitForPeriod
-	}
 	if c.LimitRefreshPeriod == 0 {
 		c.LimitRefreshPeriod = DefaultLimitRefreshPeriod
 	}
@@ -158,8 +167,8 @@ func (c Config) withDefaults() (Config, error) {
 		c.KeyPrefix = DefaultKeyPrefix
 	}
 	switch {
-	case c.LimitForPeriod < 1:
-		return c, fmt.Errorf("leveeredis: LimitForPeriod must be >= 1, got %d", c.LimitForPeriod)
+	case c.LimitForPeriod < 1 || c.LimitForPeriod > MaxLimitForPeriod:
+		return c, fmt.Errorf("leveeredis: LimitForPeriod must be in [1, %d] (it has no default), got %d", MaxLimitForPeriod, c.LimitForPeriod)
 	case c.LimitRefreshPeriod < time.Millisecond || c.LimitRefreshPeriod%time.Microsecond != 0:
 		return c, fmt.Errorf("leveeredis: LimitRefreshPeriod must be >= 1ms and whole microseconds, got %v", c.LimitRefreshPeriod)
 	case c.TimeoutDuration < 0 && c.TimeoutDuration != ratelimiter.NoWait:

@@ -16,8 +16,18 @@ import "github.com/redis/go-redis/v9"
 //
 // The acquire scripts take KEYS[3], the replicas' heartbeat set, and KEYS[4], the ids of the
 // grants made in the current cycle (a hash id -> "cycle n", emptied when the cycle changes).
+// KEYS[5] holds the replicas' promises (a hash replica -> "cycle share"): the last cycle in
+// which that replica grants nothing from its local share, and that share.
 // ARGV: n, period, default limit, timeout, deadline (0: none), check id ("" none), replica
-// id, staleness of a heartbeat in µs (0: do not count replicas), debt cycle, debt, share.
+// id, staleness of a heartbeat in µs (0: do not count replicas), debt cycle, debt, share,
+// promise (1: this replica grants nothing locally in the current and the next cycle), the
+// replica count the caller knows (0: none), the cycles a promise is remembered after it ended.
+//
+// A check that carries a promise (and a deadline, so that a check run late promises nothing
+// the replica did not count on) records it. Every check holds back, from what the caller may
+// take, the share of each other replica whose promise does not cover the current cycle, and
+// the caller's share for each replica the caller counts that has no promise recorded at all
+// (Redis restarted empty): those replicas may be deciding alone, out of their local shares.
 //
 // The check id makes a check idempotent within its cycle: a check whose id was granted
 // already is answered with that grant again and counted once. The debt is what this replica's
@@ -50,10 +60,47 @@ end
 if deadline > 0 and now > deadline then
   return {-2, 0, 0, limit, 0, now, replicas, 0}
 end
+local cur = math.floor(now / period)
+local held, heldNext, heldFar = 0, 0, 0
+if KEYS[5] then
+  -- promises: replica -> "cycle share", the last cycle in which that replica grants nothing
+  -- locally and its share. A replica whose promise does not cover the current cycle may be
+  -- deciding alone (an episode of its own), so its share is held back from everyone else;
+  -- so are the shares of replicas the caller counts (ARGV[13]) that Redis has no record of
+  -- (a Redis restarted empty).
+  local mine = ARGV[7]
+  local share = tonumber(ARGV[11] or '0')
+  local keep = tonumber(ARGV[14] or '2')
+  if ARGV[12] == '1' and deadline > 0 then
+    redis.call('HSET', KEYS[5], mine, string.format('%d %d', cur + 1, share))
+  end
+  local known, heldKnown, heldKnownNext, heldKnownFar = 0, 0, 0, 0
+  local all = redis.call('HGETALL', KEYS[5])
+  for i = 1, #all, 2 do
+    local pc, ps = string.match(all[i + 1], '^(%d+) (%-?%d+)$')
+    pc = tonumber(pc)
+    if pc < cur - keep then
+      redis.call('HDEL', KEYS[5], all[i])
+    elseif all[i] ~= mine then
+      known = known + 1
+      local s = math.max(tonumber(ps), share, 0)
+      if pc < cur then heldKnown = heldKnown + s end
+      if pc < cur + 1 then heldKnownNext = heldKnownNext + s end
+      heldKnownFar = heldKnownFar + s
+    end
+  end
+  redis.call('PEXPIRE', KEYS[5], string.format('%d', math.ceil((keep + 2) * period / 1000)))
+  local others = math.max(tonumber(ARGV[13] or '0'), replicas) - 1
+  local unknown = math.max(others - known, 0) * math.max(share, 0)
+  held = heldKnown + unknown
+  -- a reservation of the next cycle, or of a later one, holds back the shares of the
+  -- replicas whose promise does not cover that cycle (beyond the next: every one)
+  heldNext = heldKnownNext + unknown
+  heldFar = heldKnownFar + unknown
+end
 if n < 1 or n > limit then
   return {-1, 0, 0, limit, 0, now, replicas, 0}
 end
-local cur = math.floor(now / period)
 local id = ARGV[6]
 local debtCycle = tonumber(ARGV[9])
 local debt = tonumber(ARGV[10])
@@ -93,8 +140,11 @@ if st[1] then
   end
 end
 local function free()
-  if p >= 1 then return now end
-  return (c + 1 + math.floor(-p / limit)) * period
+  if p - held >= 1 then return now end
+  local pr = p
+  if p > 0 then pr = math.max(p - held, 0) end
+  if pr + limit - heldNext >= 1 then return (c + 1) * period end
+  return (c + math.max(2, math.ceil((1 + heldFar - pr) / limit))) * period
 end
 local ic = tonumber(st[4] or '-1')
 if id ~= '' and ic == cur then
@@ -113,10 +163,22 @@ end
 local code = 1
 local wait = 0
 local k = c
-if p < n then
-  k = c + 1 + math.floor((n - p - 1) / limit)
+local q = p - held -- what this caller may take: the shares held back are not its
+if q < n then
+  -- A reservation of a later cycle takes what this caller may use of the current cycle (as
+  -- Resilience4j's) and the rest from later cycles; the part of the leftover held back for
+  -- others is given up, since p also counts the reservations and a leftover does not carry
+  -- over: reservations counted against it would vanish at the refresh.
+  -- The first later cycle j with pr + (j - c) * limit - held(j) >= n:
+  local pr = p
+  if p > 0 then pr = math.max(q, 0) end
+  k = c + 1
+  if pr + limit - heldNext < n then
+    k = c + math.max(2, math.ceil((n + heldFar - pr) / limit))
+    if limit - heldFar < n then k = c + 1 + math.ceil(tonumber(ARGV[4]) / period) + 1 end -- never
+  end
   wait = math.max(k * period - now, 0)
-  if wait > tonumber(ARGV[4]) then code = 0 end
+  if wait > tonumber(ARGV[4]) then code = 0 else p = pr end
 end
 if code == 1 then
   p = p - n
@@ -166,8 +228,10 @@ if d > 0 then
 end
 local inc = math.ceil(n * period / limit)
 local new = tat + inc
-local wait = math.max(new - period - now, 0)
-local avail = math.min(math.floor((period - (tat - now)) * limit / period), limit)
+-- the shares held back count as taken for this caller, without being stored
+local heldInc = math.ceil(held * period / limit)
+local wait = math.max(new + heldInc - period - now, 0)
+local avail = math.min(math.floor((period - (tat + heldInc - now)) * limit / period), limit)
 local code = 1
 if wait > tonumber(ARGV[4]) then code = 0 end
 if code == 1 then
@@ -186,7 +250,7 @@ if code == 1 and id ~= '' then
   redis.call('HSET', KEYS[4], id, string.format('%d %d', math.floor((now + wait) / period), n))
   redis.call('PEXPIREAT', KEYS[4], string.format('%d', math.ceil((cur + 1) * period / 1000) + 1))
 end
-return {code, wait, avail, limit, seq, now, replicas, math.max(tat + one - period, now)}
+return {code, wait, avail, limit, seq, now, replicas, math.max(tat + heldInc + one - period, now)}
 `)
 
 // scriptReclaim gives back the grants of the checks ARGV[4..] when they were made in the
@@ -264,15 +328,28 @@ return limit
 `)
 
 // scriptHeartbeat records this replica (ARGV[1]) as alive now, forgets replicas silent for
-// ARGV[2] µs, and returns {live replicas, limit} with ARGV[3] as the default limit. KEYS[1] is
-// the replicas' sorted set, KEYS[2] the limit.
+// ARGV[2] µs, and returns {live replicas, limit, now} with ARGV[3] as the default limit. KEYS[1]
+// is the replicas' sorted set, KEYS[2] the limit, KEYS[3] the promises (see the acquire
+// scripts). With ARGV[5] = 1 it records the promise of the replica for the current and the next
+// cycle of ARGV[4] µs, with its share ARGV[7], unless Redis runs it after the deadline ARGV[6]
+// (then it writes nothing at all); promises older than ARGV[8] cycles are forgotten.
 var scriptHeartbeat = redis.NewScript(`
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
+local deadline = tonumber(ARGV[6] or '0')
+if deadline > 0 and now > deadline then
+  return {0, 0, now}
+end
 local stale = tonumber(ARGV[2])
+if KEYS[3] and ARGV[5] == '1' and deadline > 0 then
+  local period = tonumber(ARGV[4])
+  local cur = math.floor(now / period)
+  redis.call('HSET', KEYS[3], ARGV[1], string.format('%d %d', cur + 1, tonumber(ARGV[7])))
+  redis.call('PEXPIRE', KEYS[3], string.format('%d', math.ceil((tonumber(ARGV[8]) + 2) * period / 1000)))
+end
 redis.call('ZADD', KEYS[1], string.format('%d', now), ARGV[1])
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', string.format('%d', now - stale))
 redis.call('PEXPIRE', KEYS[1], string.format('%d', math.ceil(stale / 1000)))
 local limit = tonumber(redis.call('GET', KEYS[2]) or ARGV[3])
-return {redis.call('ZCARD', KEYS[1]), limit}
+return {redis.call('ZCARD', KEYS[1]), limit, now}
 `)

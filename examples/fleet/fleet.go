@@ -52,7 +52,7 @@ type phase string
 const (
 	phaseUp         phase = "redis"      // Redis ran the whole second and the one before
 	phaseDown       phase = "down"       // Redis was down the whole second and the one before
-	phaseTransition phase = "transition" // Redis went away or came back in this second or the one before
+	phaseTransition phase = "transition" // Redis went away or came back in this second or the one before (or, for its return, the one before that)
 	phaseMissed     phase = "missed"     // Redis ran, but a replica's check missed StoreTimeout
 )
 
@@ -69,7 +69,7 @@ type replicaReport struct {
 	Replica  int           `json:"replica"`
 	Admitted map[int64]int `json:"admitted"`
 	// Degraded holds the seconds in which, or next to which, the replica admitted a call
-	// through its local share.
+	// through its local share or a check of its missed StoreTimeout (refused, or failed).
 	Degraded map[int64]bool     `json:"degraded"`
 	Share    int                `json:"share"`
 	Metrics  leveeredis.Metrics `json:"metrics"`
@@ -155,8 +155,11 @@ func run(ctx context.Context, w io.Writer, sch schedule) ([]second, error) {
 		switch {
 		// The second after the kill still holds the local limiter's cycle that was in progress
 		// (its cycles count from its own start, not from whole seconds); the second after the
-		// restart holds replicas whose store breaker has not let them back to Redis yet.
-		case s == sch.KillAt-1 || s == sch.KillAt || s == sch.RestartAt || s == sch.RestartAt+1:
+		// restart holds replicas whose store breaker has not let them back to Redis yet, and
+		// the one after that the reservations made while some replicas still decided alone
+		// (Redis held their shares back) and the local shares' reservations reported as debt:
+		// it may admit less than the limit.
+		case s == sch.KillAt-1 || s == sch.KillAt || s == sch.RestartAt || s == sch.RestartAt+1 || s == sch.RestartAt+2:
 			sec.Phase = phaseTransition
 		case s > sch.KillAt && s < sch.RestartAt:
 			sec.Phase = phaseDown
@@ -255,18 +258,19 @@ func replica() error {
 	admitted := map[int64]int{}
 	degraded := map[int64]bool{}
 	var wg sync.WaitGroup
-	// Every 50ms, note whether the local share admitted anything since the last look, and mark
-	// the seconds those admissions may have fallen in.
+	// Every 50ms, note whether the local share admitted anything, or a check missed
+	// StoreTimeout, since the last look, and mark the seconds those may have fallen in.
+	missed := func() uint64 { m := rl.Metrics(); return m.LocalPermitted + m.StoreFailures + m.StoreRefused }
 	wg.Go(func() {
 		ticker := time.NewTicker(50 * time.Millisecond)
 		defer ticker.Stop()
-		last := rl.Metrics().LocalPermitted
+		last := missed()
 		for {
 			select {
 			case <-ctx.Done():
 				return
 			case now := <-ticker.C:
-				if n := rl.Metrics().LocalPermitted; n != last {
+				if n := missed(); n != last {
 					last = n
 					mu.Lock()
 					degraded[now.Add(-60*time.Millisecond).Unix()] = true

@@ -27,8 +27,10 @@ func TestMain(m *testing.M) {
 
 // The fleet admits at most 50 calls in every second Redis decides them all, and at least 45 (the demand
 // exceeds the limit); while Redis is down each replica admits its share, ⌊50/4⌋ = 12 per
-// second (the local share runs the shared cycles, whole seconds): over the full seconds of
-// the outage, 12 per second within one cycle's 12.
+// second (the local share runs the shared cycles, whole seconds), from the second cycle of the
+// outage on (the checks of the first promised Redis that the replica stays out of it): over the
+// full seconds of the outage but the first, 12 per second within one cycle's 12. Every second,
+// whatever the load, admits at most the limit plus the documented slack (5 % of it).
 func TestFleet(t *testing.T) {
 	integration.Program(t, "apt-get install -y redis-server", "redis-server")
 	var out bytes.Buffer
@@ -52,16 +54,15 @@ func TestFleet(t *testing.T) {
 		}
 	}
 	for i, a := range outage {
-		assert.InDelta(t, 12*down, a, 12, "replica %d over the %d seconds of outage", i+1, down)
+		assert.InDelta(t, 12*(down-1), a, 12, "replica %d over the %d seconds of outage", i+1, down)
 	}
 	// A loaded machine may make checks miss StoreTimeout (they are refused) or open a
 	// replica's store breaker (it then admits through its share): such a second is reported
-	// "missed" rather than "redis". Whatever the load, a second at the edge of a replica's
-	// episode admits at most the limit plus every replica's share (the package's documented
-	// bound for an edge cycle: the other replicas' local admissions Redis has not learned yet,
-	// and those of the replica returning to Redis).
+	// "missed" rather than "redis". Whatever the load, a second in which some replicas ask
+	// Redis while others decide alone admits at most the limit and the package's slack: Redis
+	// holds back the share of every replica that has not promised to stay out of the cycle.
 	for _, s := range secs {
-		assert.LessOrEqual(t, s.Total, limit+replicas*(limit/replicas), "second %d", s.Index)
+		assert.LessOrEqual(t, s.Total, limit+min(limit*5/100, replicas), "second %d", s.Index)
 	}
 	t.Logf("%d seconds decided by Redis alone", up)
 	assert.Equal(t, 2, down)
