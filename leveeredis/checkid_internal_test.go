@@ -67,3 +67,31 @@ func TestDebtOfThePreviousCycleCarried(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, []int64{1, 0, 10 - 2 - 2}, vals[:3], "the carried debt is taken once")
 }
+
+// A reclaim that fails keeps its ids for the next one: the permission Redis counted is given
+// back once Redis answers again.
+func TestReclaimFailureKeepsTheIDs(t *testing.T) {
+	m := miniredis.RunT(t)
+	c := redis.NewClient(&redis.Options{Addr: m.Addr(), MaxRetries: -1, ContextTimeoutEnabled: true, DisableIdentity: true})
+	defer func() { _ = c.Close() }()
+	period := 24 * time.Hour
+	if period-time.Duration(time.Now().UnixNano())%period < time.Minute {
+		period = 25 * time.Hour
+	}
+	rl, err := NewRateLimiter(c, "requeue", Config{LimitForPeriod: 5, LimitRefreshPeriod: period, FallbackLimitForPeriod: 1, StoreTimeout: time.Second})
+	require.NoError(t, err)
+	defer func() { _ = rl.Close() }()
+	vals, err := rl.script.Run(context.Background(), c, rl.keys, 1, rl.periodUs, 5, 0, 0, "r#1", rl.cfg.ReplicaID, 0, 0, 0).Int64Slice()
+	require.NoError(t, err)
+	require.Equal(t, []int64{1, 0, 4, 5, 1}, vals[:5])
+
+	rl.addLost("r#1")
+	m.SetError("LOADING Redis is loading the dataset in memory")
+	rl.reclaim()
+	require.Equal(t, uint64(0), rl.Metrics().Reclaimed)
+	m.SetError("")
+	rl.reclaim()
+	require.Equal(t, uint64(1), rl.Metrics().Reclaimed, "the id waited for Redis to answer again")
+	rl.reclaim()
+	require.Equal(t, uint64(1), rl.Metrics().Reclaimed)
+}

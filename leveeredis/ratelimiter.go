@@ -298,7 +298,8 @@ func (rl *RateLimiter) addLost(id string) {
 
 // reclaim gives back, once Redis answers again, the permissions Redis counted for checks
 // whose answers never arrived, when they belong to the current cycle (one script, bounded by
-// StoreTimeout; a failure forgets them).
+// StoreTimeout; after a failure the ids wait for the next answer, and the script forgets those
+// of past cycles).
 func (rl *RateLimiter) reclaim() {
 	rl.lostMu.Lock()
 	if len(rl.lost) == 0 {
@@ -319,9 +320,28 @@ func (rl *RateLimiter) reclaim() {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), rl.cfg.StoreTimeout)
 	defer cancel()
-	if back, err := scriptReclaim.Run(ctx, rl.client, rl.keys, args...).Int64(); err == nil && back > 0 {
+	back, err := scriptReclaim.Run(ctx, rl.client, rl.keys, args...).Int64()
+	if err != nil {
+		// Kept for the next answer: the script gives an id back once, so a reclaim that ran in
+		// Redis but whose answer was lost gives nothing back when run again.
+		rl.requeueLost(ids)
+		return
+	}
+	if back > 0 {
 		rl.counts.reclaimed.Add(uint64(back))
 	}
+}
+
+// requeueLost puts back ids a failed reclaim took, before those lost since, keeping the newest
+// maxLost.
+func (rl *RateLimiter) requeueLost(ids []string) {
+	rl.lostMu.Lock()
+	defer rl.lostMu.Unlock()
+	all := append(ids, rl.lost...)
+	if len(all) > maxLost {
+		all = all[len(all)-maxLost:]
+	}
+	rl.lost = all
 }
 
 // redisNow estimates Redis's clock now, in µs since the Unix epoch.
