@@ -335,3 +335,21 @@ func TestPausedChecksBoundTheFallback(t *testing.T) {
 	r.timedOut[2].Store(4)
 	assert.Len(t, failed(r.checks()), 2)
 }
+
+// A healthy last phase whose few orders the open breaker all refused leaves it OPEN: no call
+// was let in to close it, which the check accepts; one order let in and not priced live is a
+// failure.
+func TestLastPhaseAllRefusedByTheOpenBreaker(t *testing.T) {
+	r := goodReport()
+	r.phases[2] = phaseTally{orders: 2, cached: 2, causes: [numCauses]int{causeOpen: 2}}
+	r.transitions = r.transitions[:1]
+	r.finalState = circuitbreaker.Open
+	require.Empty(t, failed(r.checks()))
+
+	r.phases[2] = phaseTally{orders: 2, cached: 2, causes: [numCauses]int{causeOpen: 1, causeGateway: 1}}
+	var names []string
+	for _, c := range failed(r.checks()) {
+		names = append(names, c.name)
+	}
+	require.Equal(t, []string{"last phase (healthy): the breaker closed again, bar timeouts"}, names)
+}

@@ -72,11 +72,16 @@ func (r *report) checks() []check {
 	if n := len(r.phases); n > 0 && r.cfg.Phases[n-1].mode == payment.ModeOK && r.phases[n-1].began >= 0 {
 		last := r.phases[n-1]
 		// The breaker closes again unless the attempts of the healthy phase time out, which a
-		// loaded machine's scheduler, not the gateway, decides.
+		// loaded machine's scheduler, not the gateway, decides, or unless no call of it was let
+		// in: a backlog drained without pausing may have only a few orders left when the phase
+		// begins, all refused by the breaker before its wait in OPEN is over, so that no trial
+		// call could close it.
 		timeouts := r.timedOut[n-1].Load()
+		allRefused := last.orders > 0 && last.causes[causeOpen] == last.orders
 		cs = append(cs, check{"last phase (healthy): the breaker closed again, bar timeouts",
-			(r.finalState == circuitbreaker.Closed || timeouts > 0) && last.live > 0,
-			fmt.Sprintf("%v, %d of %d priced live, %d attempts timed out", r.finalState, last.live, last.orders, timeouts)})
+			(r.finalState == circuitbreaker.Closed || timeouts > 0 || allRefused) && (last.live > 0 || allRefused),
+			fmt.Sprintf("%v, %d of %d priced live, %d refused by the open breaker, %d attempts timed out",
+				r.finalState, last.live, last.orders, last.causes[causeOpen], timeouts)})
 	}
 	return append(cs,
 		// Strict for answered requests: the gateway counts a request out before it answers.
