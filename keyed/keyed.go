@@ -33,10 +33,15 @@ const NoIdleTimeout time.Duration = math.MinInt64
 // Config configures a Keyed. The zero value of each field means its default.
 type Config struct {
 	// MaxKeys is the most keys held at once, in [1, MaxKeysLimit]. Getting one more key
-	// evicts the least recently used one. Default 10 000.
+	// evicts the least recently used one (from 32 keys on, one of the MaxKeys/16 least
+	// recently used: see Keyed). Default 10 000.
 	MaxKeys int
 	// IdleTimeout is how long a key may go without a Get before it is evicted, > 0, or
-	// NoIdleTimeout. Default 10 minutes.
+	// NoIdleTimeout. Default 10 minutes. A key is never evicted for idleness before
+	// IdleTimeout has passed since its last Get, and at most about 1 ms after (the Gets of a
+	// millisecond share one clock reading; more only by the delay with which the runtime runs
+	// the timer that retires it). In a testing/synctest bubble every Get reads the clock, and
+	// the time of a Get is rounded up to the millisecond.
 	IdleTimeout time.Duration
 }
 
@@ -67,18 +72,28 @@ func (c Config) validate() error {
 // Keyed holds one instance of V per key K — a circuit breaker per host, a limiter per tenant —
 // created on first use and evicted when memory would otherwise grow without bound: beyond
 // MaxKeys the least recently used key goes, and a key unused for IdleTimeout goes at the next
-// access of the Keyed (Get, Remove, Metrics, All, CountBy). No goroutine of its own runs, so
-// there is nothing to close; a Keyed nobody touches keeps its idle keys until EvictIdle or the
+// access of the Keyed (Get, Remove, Metrics, All, CountBy). No goroutine of its own runs (with
+// an IdleTimeout, a timer fires once, a millisecond after a Get read the clock), so there is
+// nothing to close; a Keyed nobody touches keeps its idle keys until EvictIdle or the
 // next access. It is safe for concurrent use. Create it with New; the zero value is not usable.
 //
 // A Get of a key that is held takes no lock and allocates nothing: it reads a snapshot of the
-// keys (an immutable map published through an atomic pointer), stamps the key's recency in the
-// key's own atomics and, with an IdleTimeout, reads the monotonic clock once. Everything that
-// changes the set of keys — creating, evicting, removing — happens under one mutex, which
-// also orders the keys by their stamps when it needs the least recently used one. A key
-// created since the last snapshot is looked up under that mutex until the snapshot is made
-// again, which happens once as many looks-up have missed it as there are keys (as sync.Map
-// promotes its dirty map), so that making snapshots costs O(1) per Get on average.
+// keys (an immutable map published through an atomic pointer), counts the hit and stamps the
+// key's recency in the key's own atomics and, with an IdleTimeout, takes the time from a clock
+// reading the Gets of the last millisecond share. Everything that changes the set of keys —
+// creating, evicting, removing — happens under one mutex, which also orders the keys by their
+// stamps when it needs the least recently used one. A key created since the last snapshot is
+// looked up under that mutex until the snapshot is made again, which happens once as many
+// lookups have missed it as there are keys (as sync.Map promotes its dirty map), so that
+// making snapshots costs O(1) per Get on average.
+//
+// Recency is exact while MaxKeys is below 32. From 32 keys on it is kept to within
+// MaxKeys/16 keys, so that a hot set of keys does not write one shared word on every Get: a
+// Get of a key that is among the MaxKeys/16 most recently stamped leaves its stamp as it is.
+// The key evicted for capacity is then always among the MaxKeys/16 least recently used (of
+// 10 000 keys, the default, among the 625 least recently used), never a recent one. The time of
+// a key's last use, which idleness is measured from, is rounded up by at most 1 ms (see
+// IdleTimeout).
 type Keyed[K comparable, V any] struct {
 	cfg       Config
 	create    func(K) (V, error)
@@ -226,7 +241,7 @@ func (k *Keyed[K, V]) Get(key K) (V, error) {
 	return k.getLocked(key, now, at)
 }
 
-// recencyWindow is how precise recency is: MaxKeys/recencyWindow keys.
+// recencyWindow is how precise recency is: to within MaxKeys/recencyWindow keys (see Keyed).
 const recencyWindow = 16
 
 // lastGrain is the grain of an entry's last use: the time is rounded up to it, so that Gets of
