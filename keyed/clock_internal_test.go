@@ -1,6 +1,7 @@
 package keyed
 
 import (
+	"math"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -42,4 +43,22 @@ func TestGetsShareAClockReading(t *testing.T) {
 		time.Sleep(time.Microsecond) // 1.001 s
 		assert.Equal(t, 1, k.EvictIdle(), "evicted 0.5 ms late, at %v", at())
 	})
+}
+
+func TestIdleAtSaturates(t *testing.T) {
+	assert.Equal(t, int64(3), idleAt(1, 2))
+	assert.Equal(t, int64(math.MaxInt64), idleAt(1, math.MaxInt64))
+	assert.Equal(t, int64(math.MaxInt64), idleAt(math.MaxInt64-1, 1))
+}
+
+// An IdleTimeout of centuries puts the next idle time at the end of time rather than
+// overflowing into the past, where every Get would take the lock.
+func TestLongIdleTimeoutKeepsTheLockFreePath(t *testing.T) {
+	k, err := New(Config{MaxKeys: 4, IdleTimeout: math.MaxInt64}, func(key int) (int, error) { return key, nil })
+	require.NoError(t, err)
+	_, err = k.Get(1)
+	require.NoError(t, err)
+	assert.Equal(t, int64(math.MaxInt64), k.nextIdle.Load())
+	assert.Zero(t, k.EvictIdle())
+	assert.Equal(t, int64(math.MaxInt64), k.nextIdle.Load())
 }

@@ -317,7 +317,7 @@ func (k *Keyed[K, V]) getLocked(key K, now, at int64) (V, error) {
 		e.last.Store(ceilGrain(now))
 		e.seq.Store(k.seq.Add(1))
 		k.pushLocked(e)
-		if next := e.last.Load() + k.idle; k.idle != 0 && next < k.nextIdle.Load() {
+		if next := idleAt(e.last.Load(), k.idle); k.idle != 0 && next < k.nextIdle.Load() {
 			k.nextIdle.Store(next)
 		}
 		ev = k.evictOverLocked(e, ev)

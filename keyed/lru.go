@@ -155,7 +155,7 @@ func (k *Keyed[K, V]) evictIdleLocked(now int64, ev []Eviction[K, V]) []Eviction
 			return ev
 		}
 		if last := e.last.Load(); now-last < k.idle {
-			k.nextIdle.Store(last + k.idle)
+			k.nextIdle.Store(idleAt(last, k.idle))
 			return ev
 		}
 		if protected(any(e.v)) {
@@ -189,4 +189,13 @@ func (k *Keyed[K, V]) evictOverLocked(keep *entry[K, V], ev []Eviction[K, V]) []
 		k.pushLocked(e)
 	}
 	return ev
+}
+
+// idleAt returns when an entry last used at last goes idle, last + idle, or math.MaxInt64
+// when that is beyond what an int64 holds (an IdleTimeout of centuries).
+func idleAt(last, idle int64) int64 {
+	if last > math.MaxInt64-idle {
+		return math.MaxInt64
+	}
+	return last + idle
 }
