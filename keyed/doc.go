@@ -13,8 +13,8 @@
 //
 // Get is get-or-create: the creation function runs once per key however many goroutines ask
 // for it at the same time, a failed creation is not kept, and getting a key that exists takes
-// one mutex and allocates nothing. Idle keys are evicted lazily, at the next access (Get,
-// Remove, All, Metrics, CountBy), so no goroutine runs and there is nothing to close;
+// no lock and allocates nothing. Idle keys are evicted lazily, at the next access (Get,
+// Remove, All, Metrics, CountBy), so no goroutine of its own runs and there is nothing to close;
 // EvictIdle evicts them on demand, for instance from a ticker of your own. Subscribe receives
 // every eviction with the key, the instance and the Cause (CAPACITY, IDLE, REMOVED), to
 // unsubscribe the instance's consumers or take it out of a registry.

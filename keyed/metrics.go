@@ -1,8 +1,6 @@
 package keyed
 
 import (
-	"time"
-
 	"github.com/levee-go/levee/circuitbreaker"
 )
 
@@ -22,11 +20,17 @@ type Metrics struct {
 	RefusedProtected uint64
 }
 
-// Metrics evicts idle keys, as every access does, and returns a snapshot of k.
+// Metrics evicts idle keys, as every access does, and returns a snapshot of k. It adds up the
+// hits each key counts on its own (so that Gets share no counter), which takes a step per key.
 func (k *Keyed[K, V]) Metrics() Metrics {
+	now := k.now()
 	k.mu.Lock()
-	ev := k.evictIdleLocked(time.Now(), nil)
+	ev := k.evictIdleLocked(now, nil)
+	k.snapshotLocked()
 	m := k.m
+	for _, e := range k.lru {
+		m.Hits += e.ctl.Load() &^ dead
+	}
 	k.mu.Unlock()
 	k.publish(ev)
 	return m

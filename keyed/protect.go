@@ -75,21 +75,20 @@ func (r *rejection) Error() string        { return r.msg }
 func (r *rejection) LeveeRejection() bool { return true }
 
 // fullOfProtectedLocked reports whether MaxKeys or more ready keys are held and every one is
-// protected. It walks from the least recently used end and stops at the first key that can
-// go, which is the common case's first step.
+// protected. It looks at the least recently used key first and stops at the first key that
+// can go, which is the common case's first step.
 func (k *Keyed[K, V]) fullOfProtectedLocked() bool {
 	if len(k.entries) < k.cfg.MaxKeys {
 		return false
 	}
-	n := 0
-	for e := k.tail; e != nil; e = e.prev {
-		if e.ready != nil {
-			continue
-		}
-		if !protected(any(e.v)) {
+	oldest := k.oldestLocked()
+	if oldest == nil || !protected(any(oldest.v)) {
+		return false
+	}
+	for _, e := range k.lru {
+		if e != oldest && !protected(any(e.v)) {
 			return false
 		}
-		n++
 	}
-	return n >= k.cfg.MaxKeys
+	return len(k.lru) >= k.cfg.MaxKeys
 }

@@ -7,7 +7,6 @@ import (
 	"iter"
 
 	"github.com/levee-go/levee"
-	"github.com/levee-go/levee/circuitbreaker"
 	"github.com/levee-go/levee/keyed"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
@@ -52,27 +51,13 @@ func MethodKey(method string, _ *grpc.ClientConn) string { return method }
 // the server is not called) and with INTERNAL when build failed, the error kept in the chain.
 type KeyedClient struct {
 	key  func(string, *grpc.ClientConn) string
-	keys *keyed.Keyed[string, *keyedInterceptors]
+	keys *keyed.Pipelines[string, *keyedInterceptors]
 }
 
-// keyedInterceptors is one key's patterns and the interceptors that use them.
+// keyedInterceptors is the interceptors that use one key's patterns.
 type keyedInterceptors struct {
-	ps     levee.Patterns
 	unary  grpc.UnaryClientInterceptor
 	stream grpc.StreamClientInterceptor
-}
-
-// Protecting reports whether the key's breaker protects its dependency: OPEN, HALF_OPEN or
-// FORCED_OPEN, states a fresh breaker in its place would forget.
-func (k *keyedInterceptors) Protecting() bool {
-	if k.ps.CircuitBreaker == nil {
-		return false
-	}
-	switch k.ps.CircuitBreaker.State() {
-	case circuitbreaker.Open, circuitbreaker.HalfOpen, circuitbreaker.ForcedOpen:
-		return true
-	}
-	return false
 }
 
 // NewKeyedClient returns a KeyedClient building the patterns of each key with build. It
@@ -87,15 +72,10 @@ func NewKeyedClient(build func(key string) (levee.Patterns, error), cfg KeyedCon
 	if kc.key == nil {
 		kc.key = TargetKey
 	}
-	keys, err := keyed.New(cfg.Keyed, func(key string) (*keyedInterceptors, error) {
-		ps, err := build(key)
-		if err != nil {
-			return nil, err
-		}
+	keys, err := keyed.NewPipelines(cfg.Keyed, build, func(_ string, ps levee.Patterns) (*keyedInterceptors, error) {
 		streamPatterns := ps
 		streamPatterns.CircuitBreaker = nil
 		return &keyedInterceptors{
-			ps:     ps,
 			unary:  UnaryClientInterceptor(levee.DefaultPipeline[struct{}](ps, nil)),
 			stream: StreamClientInterceptor(levee.DefaultPipeline[grpc.ClientStream](streamPatterns, nil), ps.CircuitBreaker),
 		}, nil
@@ -146,26 +126,11 @@ func (kc *KeyedClient) StreamClientInterceptor() grpc.StreamClientInterceptor {
 
 // Patterns returns the patterns of key, creating them with build if key has none yet, as
 // keyed.Keyed's Get.
-func (kc *KeyedClient) Patterns(key string) (levee.Patterns, error) {
-	ki, err := kc.keys.Get(key)
-	if err != nil {
-		return levee.Patterns{}, err
-	}
-	return ki.ps, nil
-}
+func (kc *KeyedClient) Patterns(key string) (levee.Patterns, error) { return kc.keys.Patterns(key) }
 
 // All returns the keys held and their patterns, most recently used first, as keyed.Keyed's
 // All. It creates nothing and makes no key more recently used.
-func (kc *KeyedClient) All() iter.Seq2[string, levee.Patterns] {
-	all := kc.keys.All()
-	return func(yield func(string, levee.Patterns) bool) {
-		for k, ki := range all {
-			if !yield(k, ki.ps) {
-				return
-			}
-		}
-	}
-}
+func (kc *KeyedClient) All() iter.Seq2[string, levee.Patterns] { return kc.keys.All() }
 
 // Metrics returns the counts of the keys (keyed.Metrics), never per key.
 func (kc *KeyedClient) Metrics() keyed.Metrics { return kc.keys.Metrics() }

@@ -6,7 +6,6 @@ import (
 	"net/http"
 
 	"github.com/levee-go/levee"
-	"github.com/levee-go/levee/circuitbreaker"
 	"github.com/levee-go/levee/fallback"
 	"github.com/levee-go/levee/keyed"
 )
@@ -50,34 +49,16 @@ func AuthorityKey(req *http.Request) string { return req.URL.Host }
 // and put in levee.DefaultPipeline's order with KeyedConfig.Fallback. Memory is bounded as
 // package keyed bounds it: at most MaxKeys keys, each evicted when unused for IdleTimeout,
 // except that a key whose breaker is protecting its host (OPEN, HALF_OPEN, FORCED_OPEN) is
-// never evicted; when MaxKeys keys are held and all protect, a request of a new key is
+// never evicted (nor is one whose limiter has callers waiting, see keyed.Pipelines); when MaxKeys keys are held and all protect, a request of a new key is
 // refused with an *keyed.AllKeysProtectedError (a levee rejection), its body closed, and so is
 // a request whose key's build failed, with build's error. Everything else — what an attempt
 // returns, what RoundTrip returns — is Transport's. A request of a key already held costs
-// the Key function and one lookup (a mutex, no allocation) over a Transport's.
+// the Key function and one lookup (no lock, no allocation) over a Transport's. The set of
+// pipelines is a keyed.Pipelines.
 type KeyedTransport struct {
 	next http.RoundTripper
 	key  func(*http.Request) string
-	keys *keyed.Keyed[string, *keyedPipeline]
-}
-
-// keyedPipeline is one key's patterns and the Transport that uses them.
-type keyedPipeline struct {
-	ps levee.Patterns
-	t  *Transport
-}
-
-// Protecting reports whether the key's breaker protects its host: OPEN, HALF_OPEN or
-// FORCED_OPEN, states a fresh breaker in its place would forget.
-func (k *keyedPipeline) Protecting() bool {
-	if k.ps.CircuitBreaker == nil {
-		return false
-	}
-	switch k.ps.CircuitBreaker.State() {
-	case circuitbreaker.Open, circuitbreaker.HalfOpen, circuitbreaker.ForcedOpen:
-		return true
-	}
-	return false
+	keys *keyed.Pipelines[string, *Transport]
 }
 
 // NewKeyedTransport returns a KeyedTransport sending requests with next (nil:
@@ -103,16 +84,8 @@ func NewKeyedTransport(next http.RoundTripper, build func(key string) (levee.Pat
 	if kt.key == nil {
 		kt.key = AuthorityKey
 	}
-	keys, err := keyed.New(cfg.Keyed, func(key string) (*keyedPipeline, error) {
-		ps, err := build(key)
-		if err != nil {
-			return nil, err
-		}
-		t, err := NewTransport(next, levee.DefaultPipeline(ps, cfg.Fallback), cfg.Config)
-		if err != nil {
-			return nil, err
-		}
-		return &keyedPipeline{ps: ps, t: t}, nil
+	keys, err := keyed.NewPipelines(cfg.Keyed, build, func(_ string, ps levee.Patterns) (*Transport, error) {
+		return NewTransport(next, levee.DefaultPipeline(ps, cfg.Fallback), cfg.Config)
 	})
 	if err != nil {
 		return nil, err
@@ -124,39 +97,24 @@ func NewKeyedTransport(next http.RoundTripper, build func(key string) (levee.Pat
 // RoundTrip sends req through the pipeline of its key, creating the key's patterns on its
 // first request, as described on KeyedTransport and Transport.
 func (kt *KeyedTransport) RoundTrip(req *http.Request) (*http.Response, error) {
-	kp, err := kt.keys.Get(kt.key(req))
+	t, err := kt.keys.Get(kt.key(req))
 	if err != nil {
 		if req.Body != nil {
 			req.Body.Close() // a RoundTripper closes the body, even when it sends nothing
 		}
 		return nil, err
 	}
-	return kp.t.RoundTrip(req)
+	return t.RoundTrip(req)
 }
 
 // Patterns returns the patterns of key, creating them with build if key has none yet (its
 // first request would), as keyed.Keyed's Get.
-func (kt *KeyedTransport) Patterns(key string) (levee.Patterns, error) {
-	kp, err := kt.keys.Get(key)
-	if err != nil {
-		return levee.Patterns{}, err
-	}
-	return kp.ps, nil
-}
+func (kt *KeyedTransport) Patterns(key string) (levee.Patterns, error) { return kt.keys.Patterns(key) }
 
 // All returns the keys held and their patterns, most recently used first, as keyed.Keyed's
 // All: for a table or a metrics exporter. It creates nothing and makes no key more recently
 // used.
-func (kt *KeyedTransport) All() iter.Seq2[string, levee.Patterns] {
-	all := kt.keys.All()
-	return func(yield func(string, levee.Patterns) bool) {
-		for k, kp := range all {
-			if !yield(k, kp.ps) {
-				return
-			}
-		}
-	}
-}
+func (kt *KeyedTransport) All() iter.Seq2[string, levee.Patterns] { return kt.keys.All() }
 
 // Metrics returns the counts of the keys: held, hits, misses, creations and evictions by
 // cause (keyed.Metrics), never per key.
