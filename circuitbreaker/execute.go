@@ -38,9 +38,13 @@ func Execute[T any](ctx context.Context, cb *CircuitBreaker, call func(context.C
 		return v, safe.ErrNilCall
 	}
 	ctx = safe.Ctx(ctx)
+	// CLOSED, by far the most common state, is decided inline, and the permit's fields are set
+	// one by one rather than copied from acquire's result.
 	before := cb.state.Load()
-	p, ok := cb.acquire()
-	if !ok {
+	var p Permit
+	if before.kind == Closed {
+		p.cb, p.st = cb, before
+	} else if p = cb.acquireFrom(before); p.cb == nil {
 		err = cb.notPermitted(p.st)
 		if o := callobs.From(ctx); o != nil {
 			o.OnCallEvent(ctx, callobs.Event{Kind: callobs.Rejection, Pattern: "circuitbreaker", Name: cb.name, Err: err})
@@ -73,7 +77,7 @@ func Execute[T any](ctx context.Context, cb *CircuitBreaker, call func(context.C
 	returned = true
 	switch {
 	case err == nil:
-		if c := &p.st.set.cfg; c.RecordResultPredicate == nil && c.TransitionOnResult == nil {
+		if p.st.set.plain {
 			if p.finish() {
 				cb.succeeded(p.st, d, end)
 			}
