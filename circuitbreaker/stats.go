@@ -151,17 +151,27 @@ const (
 type windowMax struct {
 	lastRotate int64 // the breaker's time of the last rotation
 	current    int   // index of the bucket read
-	buckets    [maxBuckets]int64
+	// low is the largest sample since the last rotation: the bucket emptied last, which has
+	// seen the fewest samples and so holds the smallest maximum. A sample no larger changes
+	// no bucket.
+	low     int64
+	buckets [maxBuckets]int64
 }
 
-// record adds a sample v taken at now.
+// record adds a sample v taken at now. The common case, a sample within the rotation period
+// and no larger than low, is two comparisons.
 func (m *windowMax) record(now, v time.Duration) {
+	if int64(now)-m.lastRotate >= int64(maxRotate) || int64(v) > m.low {
+		m.update(now, v)
+	}
+}
+
+func (m *windowMax) update(now, v time.Duration) {
 	m.rotate(now)
-	// The bucket emptied last has seen the fewest samples, so it holds the smallest maximum:
-	// a sample no larger than it changes none.
-	if int64(v) <= m.buckets[(m.current+maxBuckets-1)%maxBuckets] {
+	if int64(v) <= m.low {
 		return
 	}
+	m.low = int64(v)
 	for i := range m.buckets {
 		m.buckets[i] = max(m.buckets[i], int64(v))
 	}
@@ -178,6 +188,7 @@ func (m *windowMax) rotate(now time.Duration) {
 	if elapsed < int64(maxRotate) {
 		return
 	}
+	m.low = 0
 	if elapsed >= int64(maxExpiry) {
 		m.buckets = [maxBuckets]int64{}
 		m.current = 0
