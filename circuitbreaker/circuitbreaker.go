@@ -19,8 +19,8 @@ import (
 // every transition (a new object each time, even into the same state), and each object owns
 // its window. So asking for permission takes no mutex, an outcome decides at most one
 // transition, and a permit reports to the period that granted it. Recording an outcome
-// holds the window's mutex only while its ring and totals change, so every decision is made
-// on an exact window.
+// holds one mutex of the breaker only while the window's ring and totals and the CallStats
+// figures change, so every decision is made on an exact window.
 //
 // Every instant the breaker keeps (the end of OPEN, a permit's start, a time-based window's
 // seconds) is a duration since the breaker's epoch, the instant New ran, read from the
@@ -47,6 +47,12 @@ type CircuitBreaker struct {
 	unlog  func()       // removes the logger's event consumer
 
 	calls callClock // the shared start reading of calls, see clock.go
+
+	// rec guards every window of the breaker's periods and the CallStats figures: a call
+	// records its outcome in both in one short critical section (never across the user's
+	// call). It has a cache line of its own, shared only with the figures it guards.
+	_     [cacheLine]byte
+	rec   sync.Mutex
 	stats callStats // the cumulative per-call figures, see CallStats
 }
 
@@ -57,6 +63,9 @@ type settings struct {
 	ignoreList    errmatch.List
 	rejectionList errmatch.List
 	recordAll     bool // neither RecordErrors nor RecordErrorPredicate: every error is a failure
+	// plain: neither RecordResultPredicate nor TransitionOnResult, so a call that returned no
+	// error is a success and its result is looked at by nobody.
+	plain bool
 }
 
 // compile validates cfg and fills in its defaults, for New and ChangeConfig.
@@ -76,6 +85,7 @@ func compile(cfg Config) (*settings, error) {
 		return nil, err
 	}
 	s.recordAll = s.recordList.Empty() && c.RecordErrorPredicate == nil
+	s.plain = c.RecordResultPredicate == nil && c.TransitionOnResult == nil
 	return s, nil
 }
 
@@ -269,19 +279,26 @@ func (cb *CircuitBreaker) acquire() (Permit, bool) {
 }
 
 func (cb *CircuitBreaker) acquireSlow() (Permit, bool) {
-	for {
-		st := cb.state.Load()
+	p := cb.acquireFrom(cb.state.Load())
+	return p, p.cb != nil
+}
+
+// acquireFrom decides a permission, st being the state just loaded: it returns a Permit
+// without its start instant, or, refused, one with a nil cb whose st is the state that
+// refused.
+func (cb *CircuitBreaker) acquireFrom(st *circuitState) Permit {
+	for ; ; st = cb.state.Load() {
 		switch st.kind {
 		case Closed, Disabled, MetricsOnly:
-			return Permit{cb: cb, st: st}, true
+			return Permit{cb: cb, st: st}
 		case HalfOpen:
 			if slot, word, ok := st.takeProbe(); ok {
-				return Permit{cb: cb, st: st, slot: slot, word: word}, true
+				return Permit{cb: cb, st: st, slot: slot, word: word}
 			}
 		case Open:
 			if !st.ending.Load() { // far from the end of the wait: no need to read the clock
 				st.metrics.notPermitted.add()
-				return Permit{st: st}, false
+				return Permit{st: st}
 			}
 			now := cb.now()
 			if now > st.deadline {
@@ -289,10 +306,10 @@ func (cb *CircuitBreaker) acquireSlow() (Permit, bool) {
 				continue // ask whichever state is current now, as Resilience4j's OpenState
 			}
 			st.metrics.notPermitted.addAt(now)
-			return Permit{st: st}, false
+			return Permit{st: st}
 		}
 		st.metrics.notPermitted.add()
-		return Permit{st: st}, false
+		return Permit{st: st}
 	}
 }
 

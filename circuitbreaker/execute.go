@@ -38,14 +38,14 @@ func Execute[T any](ctx context.Context, cb *CircuitBreaker, call func(context.C
 		return v, safe.ErrNilCall
 	}
 	ctx = safe.Ctx(ctx)
+	// CLOSED, by far the most common state, is decided inline, and the permit's fields are set
+	// one by one rather than copied from acquire's result.
 	before := cb.state.Load()
-	p, ok := cb.acquire()
-	if !ok {
-		err = cb.notPermitted(p.st)
-		if o := callobs.From(ctx); o != nil {
-			o.OnCallEvent(ctx, callobs.Event{Kind: callobs.Rejection, Pattern: "circuitbreaker", Name: cb.name, Err: err})
-		}
-		return v, err
+	var p Permit
+	if before.kind == Closed {
+		p.cb, p.st = cb, before
+	} else if p = cb.acquireFrom(before); p.cb == nil {
+		return v, cb.refuse(ctx, p.st)
 	}
 
 	// One deferred closure (open-coded, so it allocates nothing) covers both ways out of call
@@ -73,7 +73,7 @@ func Execute[T any](ctx context.Context, cb *CircuitBreaker, call func(context.C
 	returned = true
 	switch {
 	case err == nil:
-		if c := &p.st.set.cfg; c.RecordResultPredicate == nil && c.TransitionOnResult == nil {
+		if p.st.set.plain {
 			if p.finish() {
 				cb.succeeded(p.st, d, end)
 			}
@@ -92,9 +92,25 @@ func Execute[T any](ctx context.Context, cb *CircuitBreaker, call func(context.C
 	// A transition during the call is reported to the call's observer: one atomic load to
 	// see whether the state changed, and the context is looked at only when it did.
 	if after := cb.state.Load(); after != before && after.kind != before.kind {
-		callobs.Report(ctx, callobs.Event{Kind: callobs.Transition, Pattern: "circuitbreaker", Name: cb.name, From: before.kind.String(), To: after.kind.String()})
+		cb.reportTransition(ctx, before.kind, after.kind)
 	}
 	return v, err
+}
+
+// refuse returns the error of a call refused by period st and tells the call's observer. It
+// is kept out of Execute, whose frame it would enlarge for every call.
+func (cb *CircuitBreaker) refuse(ctx context.Context, st *circuitState) error {
+	err := cb.notPermitted(st)
+	if o := callobs.From(ctx); o != nil {
+		o.OnCallEvent(ctx, callobs.Event{Kind: callobs.Rejection, Pattern: "circuitbreaker", Name: cb.name, Err: err})
+	}
+	return err
+}
+
+// reportTransition tells the call's observer that the breaker moved from one state to another
+// during the call.
+func (cb *CircuitBreaker) reportTransition(ctx context.Context, from, to State) {
+	callobs.Report(ctx, callobs.Event{Kind: callobs.Transition, Pattern: "circuitbreaker", Name: cb.name, From: from.String(), To: to.String()})
 }
 
 // deadlinePassed reports whether err is a deadline's and ctx's own deadline has passed: the

@@ -55,7 +55,7 @@ func (cb *CircuitBreaker) Metrics() Metrics {
 	}
 	st := cb.state.Load()
 	c := st.metrics.win.snapshot()
-	fr, sr := st.metrics.rates(c)
+	fr, sr := st.metrics.rates(c.tally())
 	var avg time.Duration
 	if c.calls > 0 {
 		avg = c.duration / time.Duration(c.calls)

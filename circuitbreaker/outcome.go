@@ -18,16 +18,27 @@ func (cb *CircuitBreaker) current(st *circuitState) bool { return cb.state.Load(
 func (cb *CircuitBreaker) succeeded(st *circuitState, d, end time.Duration) bool {
 	now := cb.state.Load()
 	cur := now == st
+	kind := noStat
 	if now.kind.allowPublish() {
-		cb.stats.record(statSuccessful, d, end)
+		kind = statSuccessful
 		if cb.events.Wants(callEvents) {
+			cb.countCall(kind, d, end)
+			kind = noStat
 			cb.publish(Event{Type: EventSuccess, Duration: d, Late: !cur})
 		}
 	}
-	if cur {
-		cb.record(st, d, end, false)
-	}
+	cb.account(st, cur, kind, d, end, false)
 	return cur
+}
+
+// noStat is the kind of a call that CallStats does not count.
+const noStat = -1
+
+// countCall adds a call of kind to CallStats alone.
+func (cb *CircuitBreaker) countCall(kind int, d, end time.Duration) {
+	cb.rec.Lock()
+	cb.stats.record(kind, d, end)
+	cb.rec.Unlock()
 }
 
 // returned handles a call permitted by period st that returned result and no error, and
@@ -37,16 +48,17 @@ func (cb *CircuitBreaker) returned(st *circuitState, d, end time.Duration, resul
 	if pr := st.set.cfg.RecordResultPredicate; pr != nil && result != nil && safe.Predicate(pr, result, true) {
 		now := cb.state.Load()
 		cur := now == st
+		kind := noStat
 		if now.kind.allowPublish() {
-			cb.stats.record(statFailed, d, end)
+			kind = statFailed
 			if cb.events.Wants(callEvents) {
+				cb.countCall(kind, d, end)
+				kind = noStat
 				cb.publish(Event{Type: EventError, Duration: d, Late: !cur,
 					Err: &ResultRecordedAsFailureError{Name: cb.name, Result: result}})
 			}
 		}
-		if cur {
-			cb.record(st, d, end, true)
-		}
+		cb.account(st, cur, kind, d, end, true)
 		return cur
 	}
 	return cb.succeeded(st, d, end)
@@ -60,7 +72,7 @@ func (cb *CircuitBreaker) failed(p Permit, d, end time.Duration, result any, err
 	case ignored:
 		if p.release() {
 			if now := cb.state.Load(); now.kind.allowPublish() {
-				cb.stats.record(statIgnored, d, end)
+				cb.countCall(statIgnored, d, end)
 				if cb.events.Wants(callEvents) {
 					cb.publish(Event{Type: EventIgnoredError, Duration: d, Err: err, Late: now != p.st})
 				}
@@ -73,15 +85,16 @@ func (cb *CircuitBreaker) failed(p Permit, d, end time.Duration, result any, err
 		}
 		now := cb.state.Load()
 		cur = now == p.st
+		kind := noStat
 		if now.kind.allowPublish() {
-			cb.stats.record(statFailed, d, end)
+			kind = statFailed
 			if cb.events.Wants(callEvents) {
+				cb.countCall(kind, d, end)
+				kind = noStat
 				cb.publish(Event{Type: EventError, Duration: d, Err: err, Late: !cur})
 			}
 		}
-		if cur {
-			cb.record(p.st, d, end, true)
-		}
+		cb.account(p.st, cur, kind, d, end, true)
 	default:
 		if !p.finish() {
 			return
@@ -135,12 +148,17 @@ func isPanic(err error) bool {
 	return errors.As(err, &pe)
 }
 
-// record adds an outcome of period st, which was current when the outcome was reported, to
-// st's window and makes the transition it calls for, from st only: if st has been left
-// meanwhile, the compare-and-swap fails and nothing moves. OPEN and FORCED_OPEN never get
-// here (they grant no permit); DISABLED records nothing.
-func (cb *CircuitBreaker) record(st *circuitState, d, end time.Duration, failed bool) {
-	if st.kind == Disabled {
+// account counts a call of kind (noStat: none) in CallStats and, if its period st is current
+// (cur: it was when the outcome was reported), records it in st's window, in one critical
+// section, then makes the transition the window calls for, from st only: if st has been left
+// meanwhile, the compare-and-swap fails and nothing moves. OPEN and FORCED_OPEN never record
+// (they grant no permit); DISABLED records nothing.
+func (cb *CircuitBreaker) account(st *circuitState, cur bool, kind int, d, end time.Duration, failed bool) {
+	cur = cur && st.kind != Disabled
+	if !cur {
+		if kind != noStat {
+			cb.countCall(kind, d, end)
+		}
 		return
 	}
 	o := outcomeCall
@@ -150,8 +168,21 @@ func (cb *CircuitBreaker) record(st *circuitState, d, end time.Duration, failed 
 	if d > st.set.cfg.SlowCallDurationThreshold {
 		o |= outcomeSlow
 	}
-	c := st.metrics.win.recordAt(o, d, end)
-	fr, sr := st.metrics.rates(c)
+	cb.rec.Lock()
+	if kind != noStat {
+		cb.stats.record(kind, d, end)
+	}
+	t := st.metrics.win.recordLocked(o, d, end)
+	cb.rec.Unlock()
+	if t.failed == 0 && t.slow == 0 && st.kind == Closed {
+		return // both rates are 0, below every threshold (both are more than 0)
+	}
+	cb.decide(st, t)
+}
+
+// decide makes the transition that the totals t of period st's window call for.
+func (cb *CircuitBreaker) decide(st *circuitState, t tally) {
+	fr, sr := st.metrics.rates(t)
 	v := st.set.evaluate(fr, sr)
 	switch st.kind {
 	case Closed:
@@ -209,7 +240,7 @@ func (s *settings) evaluate(fr, sr float32) verdict {
 // rates returns the failure and slow-call rates of c in percent, computed in float32 as
 // Resilience4j's failed*100f/calls, or -1 for both while c holds fewer calls than the
 // minimum.
-func (m *stateMetrics) rates(c counts) (failureRate, slowCallRate float32) {
+func (m *stateMetrics) rates(c tally) (failureRate, slowCallRate float32) {
 	if c.calls == 0 || c.calls < m.minCalls {
 		return -1, -1
 	}

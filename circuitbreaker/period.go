@@ -147,10 +147,10 @@ func (s *circuitState) leave() {
 
 func (cb *CircuitBreaker) closedMetrics(c *Config) *stateMetrics {
 	if c.SlidingWindowType == TimeBased {
-		return &stateMetrics{win: newTimeWindow(c.SlidingWindowSize, cb.now), minCalls: c.MinimumNumberOfCalls}
+		return &stateMetrics{win: newSharedTimeWindow(c.SlidingWindowSize, cb.now, &cb.rec), minCalls: c.MinimumNumberOfCalls}
 	}
 	n := c.SlidingWindowSize
-	return &stateMetrics{win: newCountWindow(n), minCalls: min(c.MinimumNumberOfCalls, n)}
+	return &stateMetrics{win: newSharedCountWindow(n, &cb.rec), minCalls: min(c.MinimumNumberOfCalls, n)}
 }
 
 // The constructors below build a period with the config in force now (see ChangeConfig).
@@ -192,7 +192,7 @@ func (cb *CircuitBreaker) newHalfOpen(attempts int) *circuitState {
 	set := cb.settings.Load()
 	n := set.cfg.PermittedNumberOfCallsInHalfOpenState
 	s := &circuitState{kind: HalfOpen, set: set, attempts: attempts, coarse: cb.coarse(set),
-		metrics: &stateMetrics{win: newCountWindow(n), minCalls: min(set.cfg.MinimumNumberOfCalls, n)},
+		metrics: &stateMetrics{win: newSharedCountWindow(n, &cb.rec), minCalls: min(set.cfg.MinimumNumberOfCalls, n)},
 		slots:   make([]atomic.Uint64, n)}
 	s.permits.Store(int64(n))
 	return s

@@ -1,10 +1,6 @@
 package circuitbreaker
 
-import (
-	"sync"
-	"sync/atomic"
-	"time"
-)
+import "time"
 
 // NumCallBuckets is the number of buckets of CallDurations.Buckets: one per bound of
 // CallDurationBuckets, and one for the durations above the last bound.
@@ -75,31 +71,33 @@ const (
 	statIgnored
 )
 
-// callStats holds CallStats' figures in atomics: a call adds its duration and increments its
-// bucket (two atomic additions) and compares it with the decaying maximum (three loads, a
-// compare-and-swap only for a new maximum). Each kind has cache lines of its own.
+// callStats holds CallStats' figures, guarded by the breaker's record mutex (see
+// CircuitBreaker.rec), which a call that records an outcome holds anyway for the window: adding
+// a call's duration, incrementing its bucket and comparing it with the decaying maximum are
+// plain operations inside that one critical section, rather than atomic ones of their own. The
+// refusals are counted apart, in stripes, since a refusal records nothing else.
 type callStats struct {
 	kinds        [3]kindStats
 	notPermitted stripedCounter
 }
 
 type kindStats struct {
-	_       [cacheLine]byte
-	nanos   atomic.Int64
-	buckets [NumCallBuckets]atomic.Uint64
+	nanos   int64
+	buckets [NumCallBuckets]uint64
 	max     windowMax
 }
 
-// record adds a call of kind that took d and ended at end (time since the epoch).
+// record adds a call of kind that took d and ended at end (time since the epoch). The caller
+// holds the record mutex.
 func (s *callStats) record(kind int, d, end time.Duration) {
 	k := &s.kinds[kind]
-	k.nanos.Add(int64(d))
-	k.buckets[bucketOf(d)].Add(1)
+	k.nanos += int64(d)
+	k.buckets[bucketOf(d)]++
 	k.max.record(end, d)
 }
 
 func bucketOf(d time.Duration) int {
-	for i, b := range callBucketBounds {
+	for i, b := range &callBucketBounds {
 		if d <= b {
 			return i
 		}
@@ -109,30 +107,33 @@ func bucketOf(d time.Duration) int {
 
 func (k *kindStats) snapshot(now time.Duration) CallDurations {
 	var c CallDurations
-	for i := range k.buckets {
-		c.Buckets[i] = k.buckets[i].Load()
-		c.Count += c.Buckets[i]
+	for i, n := range k.buckets {
+		c.Buckets[i] = n
+		c.Count += n
 	}
-	c.TotalDuration = time.Duration(k.nanos.Load())
+	c.TotalDuration = time.Duration(k.nanos)
 	c.MaxDuration = k.max.poll(now)
 	return c
 }
 
-// CallStats returns a snapshot of cb's cumulative per-call figures (see CallStats). The figures
-// are read one after the other, so a call ending during the read may show in some and not yet
-// in others; each figure is exact on its own. It allocates nothing and never moves the
-// breaker. A nil cb returns the zero CallStats.
+// CallStats returns a snapshot of cb's cumulative per-call figures (see CallStats). The
+// figures of the three kinds are read together, in one critical section that calls recording
+// their outcomes also take, so that a call shows in all of them or in none; NotPermitted is
+// read after them. It allocates nothing and never moves the breaker. A nil cb returns the zero
+// CallStats.
 func (cb *CircuitBreaker) CallStats() CallStats {
 	if cb == nil {
 		return CallStats{}
 	}
 	now := cb.now()
-	return CallStats{
-		Successful:   cb.stats.kinds[statSuccessful].snapshot(now),
-		Failed:       cb.stats.kinds[statFailed].snapshot(now),
-		Ignored:      cb.stats.kinds[statIgnored].snapshot(now),
-		NotPermitted: uint64(cb.stats.notPermitted.load()),
-	}
+	var s CallStats
+	cb.rec.Lock()
+	s.Successful = cb.stats.kinds[statSuccessful].snapshot(now)
+	s.Failed = cb.stats.kinds[statFailed].snapshot(now)
+	s.Ignored = cb.stats.kinds[statIgnored].snapshot(now)
+	cb.rec.Unlock()
+	s.NotPermitted = uint64(cb.stats.notPermitted.load())
+	return s
 }
 
 // Micrometer's TimeWindowMax with its defaults: the largest sample of the last two minutes,
@@ -146,61 +147,57 @@ const (
 // windowMax is Micrometer's TimeWindowMax on the breaker's clock (durations since its epoch).
 // A sample goes into every bucket; a read gives the current bucket, the oldest, which has seen
 // every sample of the last maxExpiry less at most one rotation period; each rotation empties
-// the current bucket and makes the next one current. Recording is lock-free; the rare rotation
-// takes a mutex.
+// the current bucket and makes the next one current. The record mutex guards it.
 type windowMax struct {
-	lastRotate atomic.Int64 // the breaker's time of the last rotation
-	current    atomic.Int32 // index of the bucket read
-	buckets    [maxBuckets]atomic.Int64
-	mu         sync.Mutex // serialises rotations
+	lastRotate int64 // the breaker's time of the last rotation
+	current    int   // index of the bucket read
+	// low is the largest sample since the last rotation: the bucket emptied last, which has
+	// seen the fewest samples and so holds the smallest maximum. A sample no larger changes
+	// no bucket.
+	low     int64
+	buckets [maxBuckets]int64
 }
 
-// record adds a sample v taken at now.
+// record adds a sample v taken at now. The common case, a sample within the rotation period
+// and no larger than low, is two comparisons.
 func (m *windowMax) record(now, v time.Duration) {
+	if int64(now)-m.lastRotate >= int64(maxRotate) || int64(v) > m.low {
+		m.update(now, v)
+	}
+}
+
+func (m *windowMax) update(now, v time.Duration) {
 	m.rotate(now)
+	if int64(v) <= m.low {
+		return
+	}
+	m.low = int64(v)
 	for i := range m.buckets {
-		b := &m.buckets[i]
-		for {
-			old := b.Load()
-			if int64(v) <= old || b.CompareAndSwap(old, int64(v)) {
-				break
-			}
-		}
+		m.buckets[i] = max(m.buckets[i], int64(v))
 	}
 }
 
 // poll returns the maximum at now.
 func (m *windowMax) poll(now time.Duration) time.Duration {
 	m.rotate(now)
-	return time.Duration(m.buckets[m.current.Load()].Load())
+	return time.Duration(m.buckets[m.current])
 }
 
 func (m *windowMax) rotate(now time.Duration) {
-	t := int64(now)
-	if t-m.lastRotate.Load() < int64(maxRotate) {
-		return
-	}
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	last := m.lastRotate.Load()
-	elapsed := t - last
+	elapsed := int64(now) - m.lastRotate
 	if elapsed < int64(maxRotate) {
-		return // rotated meanwhile
-	}
-	if elapsed >= int64(maxExpiry) {
-		for i := range m.buckets {
-			m.buckets[i].Store(0)
-		}
-		m.current.Store(0)
-		m.lastRotate.Store(t - elapsed%int64(maxRotate))
 		return
 	}
-	cur := m.current.Load()
-	for ; elapsed >= int64(maxRotate); elapsed -= int64(maxRotate) {
-		m.buckets[cur].Store(0)
-		cur = (cur + 1) % maxBuckets
-		last += int64(maxRotate)
+	m.low = 0
+	if elapsed >= int64(maxExpiry) {
+		m.buckets = [maxBuckets]int64{}
+		m.current = 0
+		m.lastRotate = int64(now) - elapsed%int64(maxRotate)
+		return
 	}
-	m.current.Store(cur)
-	m.lastRotate.Store(last)
+	for ; elapsed >= int64(maxRotate); elapsed -= int64(maxRotate) {
+		m.buckets[m.current] = 0
+		m.current = (m.current + 1) % maxBuckets
+		m.lastRotate += int64(maxRotate)
+	}
 }

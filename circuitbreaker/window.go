@@ -48,25 +48,36 @@ func (c *counts) sub(b counts) {
 	c.slowDuration -= b.slowDuration
 }
 
-// window is a sliding window of outcomes. record adds one outcome, of a call that took d, and
-// returns the totals that include it; snapshot returns the current totals.
+// tally is what a recorded outcome decides on: the window's calls, failed calls and slow
+// calls.
+type tally struct{ calls, failed, slow int }
+
+func (c *counts) tally() tally { return tally{c.calls, c.failed, c.slow} }
+
+// window is a sliding window of outcomes, guarded by a mutex it shares with the other windows
+// of its breaker and with the breaker's CallStats (see CircuitBreaker.rec), so that a call
+// records its outcome in one critical section. recordLocked adds one outcome, of a call that
+// took d and ended at now (the breaker's clock reading, which a time-based window files it
+// under), with the mutex held, and returns the totals that include it; record does the same
+// taking the mutex and reading the clock itself; snapshot returns the current totals.
 type window interface {
+	recordLocked(o outcome, d, now time.Duration) tally
 	record(o outcome, d time.Duration) counts
-	// recordAt is record by a caller that has just read the breaker's clock: now is that
-	// reading, which a time-based window uses instead of reading the clock again.
-	recordAt(o outcome, d, now time.Duration) counts
 	snapshot() counts
 }
 
-// newCountWindow returns a window over the last n outcomes.
+// newCountWindow returns a window over the last n outcomes with a mutex of its own.
+func newCountWindow(n int) window { return newSharedCountWindow(n, new(sync.Mutex)) }
+
+// newSharedCountWindow returns a window over the last n outcomes guarded by mu.
 //
-// Recording takes a mutex held only while the ring and totals are updated (never across the
-// user's call). The breaker decides on the totals that record returns, so they must be those
-// of an exact window: a lock-free ring updated in several atomic steps lets concurrent
-// recorders see totals that count outcomes whose evictions are not yet subtracted, and open the
-// breaker on a failure rate no window ever had.
-func newCountWindow(n int) window {
-	return &countWindow{ring: make([]slot, n)}
+// The mutex is held only while the ring and totals are updated (never across the user's
+// call). The breaker decides on the totals that recording returns, so they must be those of an
+// exact window: a lock-free ring updated in several atomic steps lets concurrent recorders see
+// totals that count outcomes whose evictions are not yet subtracted, and open the breaker on a
+// failure rate no window ever had.
+func newSharedCountWindow(n int, mu *sync.Mutex) *countWindow {
+	return &countWindow{mu: mu, ring: make([]slot, n)}
 }
 
 // slot is one call of a count-based window: its outcome and its duration.
@@ -78,23 +89,35 @@ type slot struct {
 // countWindow is Resilience4j's FixedSizeSlidingWindowMetrics: a ring of the last n outcomes
 // and their running totals.
 type countWindow struct {
-	mu    sync.Mutex
+	mu    *sync.Mutex
 	ring  []slot
 	head  int
 	total counts
 }
 
-func (w *countWindow) recordAt(o outcome, d, _ time.Duration) counts { return w.record(o, d) }
-
-func (w *countWindow) record(o outcome, d time.Duration) counts {
-	w.mu.Lock()
-	old := w.ring[w.head]
-	w.total.add(old.o, old.d, -1)
-	w.ring[w.head] = slot{o, d}
-	w.total.add(o, d, 1)
+func (w *countWindow) recordLocked(o outcome, d, _ time.Duration) tally {
+	s := &w.ring[w.head]
+	if s.o != o || s.o&outcomeSlow != 0 {
+		w.total.add(s.o, 0, -1)
+		w.total.add(o, 0, 1)
+		if s.o&outcomeSlow != 0 {
+			w.total.slowDuration -= s.d
+		}
+		if o&outcomeSlow != 0 {
+			w.total.slowDuration += d
+		}
+	}
+	w.total.duration += d - s.d
+	s.o, s.d = o, d
 	if w.head++; w.head == len(w.ring) {
 		w.head = 0
 	}
+	return w.total.tally()
+}
+
+func (w *countWindow) record(o outcome, d time.Duration) counts {
+	w.mu.Lock()
+	w.recordLocked(o, d, 0)
 	t := w.total
 	w.mu.Unlock()
 	return t
@@ -118,7 +141,7 @@ func (w *countWindow) snapshot() counts {
 // wall clock cannot keep outcomes in it or drop them early.
 type timeWindow struct {
 	clock   func() time.Duration
-	mu      sync.Mutex
+	mu      *sync.Mutex
 	buckets []timeBucket
 	head    int
 	total   counts
@@ -129,8 +152,14 @@ type timeBucket struct {
 	counts
 }
 
+// newTimeWindow returns a time-based window of n seconds with a mutex of its own.
 func newTimeWindow(n int, clock func() time.Duration) *timeWindow {
-	w := &timeWindow{clock: clock, buckets: make([]timeBucket, n)}
+	return newSharedTimeWindow(n, clock, new(sync.Mutex))
+}
+
+// newSharedTimeWindow returns a time-based window of n seconds guarded by mu.
+func newSharedTimeWindow(n int, clock func() time.Duration, mu *sync.Mutex) *timeWindow {
+	w := &timeWindow{clock: clock, mu: mu, buckets: make([]timeBucket, n)}
 	w.buckets[0].second = w.now()
 	return w
 }
@@ -154,17 +183,20 @@ func (w *timeWindow) advance(now int64) {
 	}
 }
 
-func (w *timeWindow) record(o outcome, d time.Duration) counts { return w.recordAt(o, d, w.clock()) }
-
-func (w *timeWindow) recordAt(o outcome, d, at time.Duration) counts {
-	now := int64(at / time.Second)
+func (w *timeWindow) record(o outcome, d time.Duration) counts {
+	at := w.clock()
 	w.mu.Lock()
-	w.advance(now)
-	w.buckets[w.head].add(o, d, 1)
-	w.total.add(o, d, 1)
+	w.recordLocked(o, d, at)
 	t := w.total
 	w.mu.Unlock()
 	return t
+}
+
+func (w *timeWindow) recordLocked(o outcome, d, at time.Duration) tally {
+	w.advance(int64(at / time.Second))
+	w.buckets[w.head].add(o, d, 1)
+	w.total.add(o, d, 1)
+	return w.total.tally()
 }
 
 func (w *timeWindow) snapshot() counts {
@@ -179,6 +211,6 @@ func (w *timeWindow) snapshot() counts {
 // them): it records nothing and always reads empty.
 type emptyWindow struct{}
 
-func (emptyWindow) record(outcome, time.Duration) counts                  { return counts{} }
-func (emptyWindow) recordAt(outcome, time.Duration, time.Duration) counts { return counts{} }
-func (emptyWindow) snapshot() counts                                      { return counts{} }
+func (emptyWindow) record(outcome, time.Duration) counts                     { return counts{} }
+func (emptyWindow) recordLocked(outcome, time.Duration, time.Duration) tally { return tally{} }
+func (emptyWindow) snapshot() counts                                         { return counts{} }

@@ -197,3 +197,29 @@ func TestTimeWindowAgainstModel(t *testing.T) {
 		})
 	})
 }
+
+// TestCountWindowTallyIsItsTotals checks what the breaker decides on: the tally that
+// recordLocked returns is the calls, failed and slow calls of the last n outcomes, whether the
+// outcome replaced an equal one (whose counts do not change) or a different one.
+func TestCountWindowTallyIsItsTotals(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		n := rapid.IntRange(1, 12).Draw(t, "n")
+		var mu sync.Mutex
+		w := newSharedCountWindow(n, &mu)
+		var all []slot
+		for _, o := range rapid.SliceOfN(outcomeGen, 0, 60).Draw(t, "outcomes") {
+			d := durationGen.Draw(t, "duration")
+			all = append(all, slot{o, d})
+			want := naive(all, n)
+			mu.Lock()
+			got := w.recordLocked(o, d, 0)
+			mu.Unlock()
+			if got != want.tally() {
+				t.Fatalf("tally after %d: got %+v, want %+v", len(all), got, want.tally())
+			}
+			if got := w.snapshot(); got != want {
+				t.Fatalf("snapshot after %d: got %+v, want %+v", len(all), got, want)
+			}
+		}
+	})
+}

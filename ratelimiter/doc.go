@@ -34,10 +34,13 @@
 // ChangeLimitForPeriod and ChangeTimeoutDuration change the limiter while it is in use.
 // Metrics and Subscribe observe it.
 //
-// The limiter is lock-free: all its state is one 64-bit word, a cursor over the sequence of
-// permissions, updated with a single compare-and-swap per request (the source documents the
-// model and shows it equal to Resilience4j's). Waiting happens after the swap, on a timer,
-// outside every lock. Taking a free permission reads the clock once and allocates nothing; a
+// All the limiter's state is one 64-bit word, a cursor over the sequence of permissions,
+// updated with a single compare-and-swap per request (the source documents the model and shows
+// it equal to Resilience4j's). The swap is lock-free, except while goroutines on several cores
+// acquire at the same instants: a lost swap makes the acquires of the next 10 ms take a mutex
+// around it, which costs less than the cores taking the word from each other on every
+// acquire, and the permissions, errors and waits are the same either way. Waiting happens
+// after the swap, on a timer, outside every lock. Taking a free permission reads the clock once and allocates nothing; a
 // refusal allocates nothing either, it returns the limiter's one preallocated error. Events are
 // delivered synchronously to subscribers and are only built when someone subscribes.
 //

@@ -253,6 +253,11 @@ func TestRateLimiterMatchesReferenceModel(t *testing.T) {
 					}
 					waiting = kept
 				},
+				"contend": func(rt *rapid.T) {
+					// A spell of contention serialises the acquires; they must take exactly
+					// what the lock-free ones take.
+					ratelimiter.StartContentionSpell(rl)
+				},
 				"reserve": func(rt *rapid.T) {
 					n := rapid.Int64Range(1, 5).Draw(rt, "n")
 					_, wantWait, wantErr := m.take(n, now())

@@ -22,20 +22,24 @@ type RateLimiter struct {
 	// Every acquire reads the fields up to events and swaps state. state has a cache line of
 	// its own, so that a swap on one core does not evict the fields the other cores only read:
 	// with two cores acquiring at once, sharing the line cost 70 % more per acquire.
-	epoch   atomic.Pointer[epoch]
-	timeout atomic.Int64 // nanoseconds; 0 for NoWait
-	period  int64
-	recip   uint64 // ⌊(2⁶⁴−1)/period⌋, see cycle
-	created time.Time
-	name    string
-	refused *RequestNotPermittedError // returned for every refusal: refusing allocates nothing
-	drain   func(result any, err error) bool
-	logger  *slog.Logger
-	events  event.Publisher[Event]
+	epoch     atomic.Pointer[epoch]
+	timeout   atomic.Int64 // nanoseconds; 0 for NoWait
+	contended atomic.Int64 // the end of a spell of contention (elapsed ns), 0 for none; see slots.go
+	period    int64
+	recip     uint64 // ⌊(2⁶⁴−1)/period⌋, see cycle
+	created   time.Time
+	name      string
+	refused   *RequestNotPermittedError // returned for every refusal: refusing allocates nothing
+	drain     func(result any, err error) bool
+	logger    *slog.Logger
+	events    event.Publisher[Event]
 
 	_     [cacheLine]byte
 	state atomic.Uint64 // generation and permission cursor, see slots.go
-	_     [cacheLine - 8]byte
+	// serial orders the acquires during a spell of contention (see slots.go). It shares the
+	// word's cache line: its holder swaps the word too.
+	serial sync.Mutex
+	_      [cacheLine - 16]byte
 
 	waiting atomic.Int64
 	mu      sync.Mutex // serialises epoch changes and the Change methods
@@ -120,7 +124,13 @@ func (rl *RateLimiter) AcquirePermission(ctx context.Context, n int) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	switch taken, full := rl.takeFree(int64(n)); {
+	var taken, full bool
+	if rl.contended.Load() == 0 {
+		taken, full, _ = rl.takeFree(int64(n))
+	} else {
+		taken, full = rl.takeFreeSerial(int64(n))
+	}
+	switch {
 	case taken:
 		if rl.events.Active() {
 			rl.publish(EventSuccessfulAcquire, n, 0, nil)

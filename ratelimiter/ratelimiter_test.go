@@ -356,3 +356,21 @@ func TestNilRateLimiterReturnsErrors(t *testing.T) {
 	assert.Equal(t, ratelimiter.Config{}, rl.Config())
 	assert.Equal(t, ratelimiter.Metrics{}, rl.Metrics())
 }
+
+// A spell of contention ends with the first acquire whose clock reading is past it, and the
+// acquires during it take exactly the permissions of the cycle.
+func TestContentionSpellEnds(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		rl, err := ratelimiter.New("spell", ratelimiter.Config{LimitForPeriod: 2,
+			LimitRefreshPeriod: time.Hour, TimeoutDuration: ratelimiter.NoWait})
+		require.NoError(t, err)
+		ratelimiter.StartContentionSpell(rl)
+		require.NoError(t, rl.AcquirePermission(context.Background(), 1))
+		assert.True(t, ratelimiter.InContentionSpell(rl), "still within the spell")
+		time.Sleep(ratelimiter.ContentionSpell)
+		require.NoError(t, rl.AcquirePermission(context.Background(), 1))
+		assert.False(t, ratelimiter.InContentionSpell(rl), "the acquire at the end of the spell ended it")
+		assert.ErrorIs(t, rl.AcquirePermission(context.Background(), 1), ratelimiter.ErrRequestNotPermitted)
+		assert.Equal(t, 0, rl.Metrics().AvailablePermissions)
+	})
+}
