@@ -3,6 +3,7 @@ package bench
 import (
 	"context"
 	"fmt"
+	"sync"
 
 	"github.com/reactivex/rxgo/v2"
 
@@ -163,5 +164,141 @@ func rxgoStream(buffer int) func(context.Context, int) (int, int, error) {
 		opts := rxgoOptions(ctx, buffer)
 		obs := rxgo.FromChannel(rxgoItems(ctx, n, buffer), opts...).Map(rxgoDouble, opts...)
 		return collect(obs.Observe(opts...))
+	}
+}
+
+// GoalConcurrency is the pool size of the concurrent goal cases: the workers of stream.Map's
+// Concurrency, of the hand-written pool and shards, and of rxgo's WithPool.
+const GoalConcurrency = 4
+
+// GoalKeys is the number of distinct keys the by-key goal cases spread the elements over
+// (element v has key v % GoalKeys): more keys than workers, as a consumer of many partitions
+// or entities has.
+const GoalKeys = 64
+
+// goalKey is the key of element v in the by-key cases.
+func goalKey(v int) int { return v % GoalKeys }
+
+// GoalCases returns, for each of the stream package's performance goals, levee's stream.Map
+// with no pattern and with p (the default pipeline) beside the hand-written stage doing the
+// same trivial work, every case reading an input of BufferInput and writing an output of
+// DefaultBuffer (64, levee's default):
+//
+//   - in order, one call at a time: levee, levee-pipeline and chan-buffer-64, the plain
+//     channel stage;
+//   - Concurrency(GoalConcurrency) with Unordered: levee-unordered, levee-pipeline-unordered
+//     and pool, GoalConcurrency goroutines reading one input and writing one output;
+//   - OrderByKey with Concurrency(GoalConcurrency): levee-bykey, levee-pipeline-bykey and
+//     shards, a goroutine that hashes each element's key to one of GoalConcurrency shard
+//     channels, each read by one goroutine (so one key's elements are called one at a time,
+//     in order), all writing one output.
+func GoalCases(p *levee.Pipeline[int]) []StreamCase {
+	const out = 64 // stream.DefaultBuffer
+	unordered := []stream.Option{stream.Concurrency(GoalConcurrency), stream.Unordered()}
+	byKey := []stream.Option{stream.Concurrency(GoalConcurrency), stream.OrderByKey(goalKey)}
+	return []StreamCase{
+		{Impl: "levee", Run: leveeMap(nil, BufferInput)},
+		{Impl: "levee-pipeline", Run: leveeMap(p, BufferInput)},
+		{Impl: "chan-buffer-64", Run: chanStream(BufferInput)},
+		{Impl: "levee-unordered", Run: leveeMap(nil, BufferInput, unordered...)},
+		{Impl: "levee-pipeline-unordered", Run: leveeMap(p, BufferInput, unordered...)},
+		{Impl: "pool", Run: poolStream(BufferInput, out, GoalConcurrency)},
+		{Impl: "levee-bykey", Run: leveeMap(nil, BufferInput, byKey...)},
+		{Impl: "levee-pipeline-bykey", Run: leveeMap(p, BufferInput, byKey...)},
+		{Impl: "shards", Run: shardStream(BufferInput, out, GoalConcurrency)},
+	}
+}
+
+// drainChan sums what a hand-written stage emits, as the consumer of every case does.
+func drainChan(out <-chan chanResult) (sum, count int, err error) {
+	for r := range out {
+		if r.err != nil {
+			return sum, count, r.err
+		}
+		sum += r.value
+		count++
+	}
+	return sum, count, nil
+}
+
+// poolStream is the hand-written unordered stage: n goroutines reading one input of capacity
+// input, calling double and sending each result on one output of capacity output, in
+// completion order, selecting on the context only to stop.
+func poolStream(input, output, n int) func(context.Context, int) (int, int, error) {
+	return func(ctx context.Context, count int) (int, int, error) {
+		ctx, cancel := context.WithCancel(ctx)
+		defer cancel()
+		in := produce(ctx, count, input)
+		out := make(chan chanResult, output)
+		var wg sync.WaitGroup
+		wg.Add(n)
+		for range n {
+			go func() {
+				defer wg.Done()
+				for v := range in {
+					r, err := double(ctx, v)
+					select {
+					case out <- chanResult{in: v, value: r, err: err}:
+					case <-ctx.Done():
+						return
+					}
+				}
+			}()
+		}
+		go func() {
+			wg.Wait()
+			close(out)
+		}()
+		return drainChan(out)
+	}
+}
+
+// shardStream is the hand-written by-key stage: a goroutine reads the input of capacity input
+// and sends each element to shard goalKey(v) % n, a channel of capacity input / n read by one
+// goroutine, which calls double and sends each result on one output of capacity output; one
+// key's elements are called one at a time and sent in input order, different shards' in
+// completion order.
+func shardStream(input, output, n int) func(context.Context, int) (int, int, error) {
+	return func(ctx context.Context, count int) (int, int, error) {
+		ctx, cancel := context.WithCancel(ctx)
+		defer cancel()
+		in := produce(ctx, count, input)
+		out := make(chan chanResult, output)
+		shards := make([]chan int, n)
+		var wg sync.WaitGroup
+		wg.Add(n)
+		for i := range shards {
+			shards[i] = make(chan int, max(input/n, 1))
+			go func(shard <-chan int) {
+				defer wg.Done()
+				for v := range shard {
+					r, err := double(ctx, v)
+					select {
+					case out <- chanResult{in: v, value: r, err: err}:
+					case <-ctx.Done():
+						return
+					}
+				}
+			}(shards[i])
+		}
+		go func() {
+			defer func() {
+				for _, s := range shards {
+					close(s)
+				}
+			}()
+			for v := range in {
+				select {
+				case shards[goalKey(v)%n] <- v:
+				case <-ctx.Done():
+					return
+				}
+			}
+		}()
+		go func() {
+			wg.Wait()
+			close(out)
+		}()
+		return drainChan(out)
 	}
 }

@@ -98,3 +98,23 @@ func TestBufferCasesEmitTheSameValues(t *testing.T) {
 		assert.Equal(t, n*(n-1), sum, c.Impl)
 	}
 }
+
+// Every goal case, levee's and the hand-written peers, emits each element's doubled value
+// once; the operators' goal cases too.
+func TestGoalCasesEmitTheSameValues(t *testing.T) {
+	p, err := NewPipeline()
+	require.NoError(t, err)
+	cases := GoalCases(p.Levee)
+	require.Equal(t, []string{"levee", "levee-pipeline", "chan-buffer-64", "levee-unordered", "levee-pipeline-unordered",
+		"pool", "levee-bykey", "levee-pipeline-bykey", "shards"}, streamImpls(cases))
+	ops, err := OperatorGoalCases()
+	require.NoError(t, err)
+	require.Equal(t, []string{"levee", "rxgo", "levee-unordered", "rxgo-pool"}, streamImpls(ops))
+	const n = 2000
+	for _, c := range append(cases, ops...) {
+		sum, count, err := c.Run(context.Background(), n)
+		require.NoError(t, err, c.Impl)
+		assert.Equal(t, n, count, c.Impl)
+		assert.Equal(t, n*(n-1), sum, c.Impl)
+	}
+}

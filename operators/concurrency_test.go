@@ -134,8 +134,8 @@ func TestMapGoroutinesPerSubscriptionAreBounded(t *testing.T) {
 		defer cancel()
 		ch := m(rxgo.Just(ints(50)...)()).Observe(rxgo.WithContext(ctx))
 		synctest.Wait()
-		// The subscription's goroutine, the dispatcher, 4 workers, and Just's sender.
-		assert.Equal(t, 4+2+1, bubbleGoroutines()-before)
+		// The subscription's goroutine (the dispatcher), 4 workers, and Just's sender.
+		assert.Equal(t, 4+1+1, bubbleGoroutines()-before)
 		close(release)
 		n := 0
 		for range ch {

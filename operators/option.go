@@ -115,6 +115,12 @@ const DefaultBuffer = engine.DefaultBuffer // 64
 // is done. The time an element was held is its Result's Paused (MapResults). A pipeline with
 // no breaker, rate limiter or bulkhead (a nil one included) holds nothing.
 //
+// Permits that come free together run every held element they can take, not one, and the
+// Window still bounds what is taken, as stream.PauseWhileOpen says: in input order with the
+// default Window (the Concurrency), a held first element keeps the next elements from being
+// taken until it has been emitted; give a Window above the Concurrency, or Unordered, for
+// freed permits to take new elements too.
+//
 // maxWait must be >= 0. It applies to Map, Filter, FlatMap and MapResults.
 func PauseWhileOpen(maxWait time.Duration) Option {
 	return emissionOption("PauseWhileOpen", func(em *engine.Settings) error { return em.SetPauseWhileOpen(maxWait) })

@@ -44,8 +44,8 @@ func TestMapAtMostConcurrencyCallsInFlight(t *testing.T) {
 	}
 }
 
-// Concurrency n takes n + 2 goroutines: a dispatcher, n workers and an emitter; Concurrency 1
-// takes one. Batch adds its batcher.
+// Concurrency n takes n + 1 goroutines: a dispatcher and n workers, each of which calls and
+// sends; Concurrency 1 takes one. Batch adds its batcher.
 func TestOperatorGoroutines(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
@@ -54,10 +54,10 @@ func TestOperatorGoroutines(t *testing.T) {
 		want  int
 	}{
 		{"Map concurrency 1", 1, false, 1},
-		{"Map concurrency 2", 2, false, 4},
-		{"Map concurrency 7", 7, false, 9},
+		{"Map concurrency 2", 2, false, 3},
+		{"Map concurrency 7", 7, false, 8},
 		{"Batch concurrency 1", 1, true, 2},
-		{"Batch concurrency 3", 3, true, 6},
+		{"Batch concurrency 3", 3, true, 5},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {

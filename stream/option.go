@@ -153,6 +153,17 @@ func Window(n int) Option {
 // discarded. Resilience4j has no counterpart: this is a Kafka consumer's pause and resume,
 // driven by the patterns.
 //
+// Permits that come free together (a bulkhead's calls ending, a limiter's next cycle) run
+// every held element they can take, not one: a held element is let go as soon as its retry is
+// admitted, and the elements waiting behind it are tried at once. The Window still bounds what
+// is taken: in input order (the default), a held element keeps the Results after it from being
+// sent, so with Concurrency(3) over a bulkhead of 2 (no wait) and the default Window of 3, four
+// calls of 100ms start at 0, 0, 100ms, 100ms and end at 200ms only when the element refused
+// is the last of the three taken; when it is the first, the fourth is taken only once it has
+// been sent (0, 0, 100ms, 200ms, ending at 300ms). Which of the calls that start together a
+// full bulkhead refuses is decided by which reaches it first. Give a Window above the
+// Concurrency (Window(4) there), or Unordered, for freed permits to take new elements too.
+//
 // maxWait bounds the time one element is held (0: no bound): past it, the last refusal stands,
 // answered by the fallbacks as without this option, and the operator goes on with the next
 // element. Holding ends when ctx is done, as any wait of the operator. The time an element was

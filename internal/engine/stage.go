@@ -10,6 +10,7 @@ package engine
 
 import (
 	"sync"
+	"sync/atomic"
 
 	"github.com/levee-go/levee/internal/chans"
 )
@@ -18,10 +19,15 @@ import (
 // order (or in completion order when not Ordered).
 //
 // With a Concurrency of 1 the goroutine that runs it does everything. With n > 1 it starts
-// n + 1 more: a dispatcher that numbers the inputs and hands them out, and n workers that make
-// the calls, while the goroutine that runs it delivers. A token channel bounds the inputs
-// taken but not yet delivered: to the window when Ordered or by key, which bounds the reorder
-// window, the results held and what a slow consumer lets through; to n otherwise.
+// n workers, each of which makes calls and hands their results on itself, with no goroutine
+// between the calls and the output. Unordered, each worker takes its next input itself, as a
+// hand-written worker pool does, and the n workers, holding one input each, bound the inputs
+// taken but not yet delivered to n. Ordered or by key, the goroutine that runs it is a
+// dispatcher that numbers the inputs and hands them to the workers, and a count bounds the
+// inputs taken but not yet delivered to the window, which bounds the reorder window, the
+// results held and what a slow consumer lets through. Ordered results wait in a slot of the
+// window until every earlier one has been delivered; the worker that finds the next one in
+// order delivers it and every ready one after it, while the others go on with the next inputs.
 //
 // With Lanes (and n > 1) the stage orders by key, as a Kafka consumer orders the records of one
 // partition: the inputs of one key are called one at a time, in input order, and delivered in
@@ -51,13 +57,17 @@ type Stage[I, R any] struct {
 	// It runs on the workers, up to Concurrency at once.
 	Call func(seq int, in I) R
 	// Deliver hands a result on and reports whether the stage goes on. It runs on the
-	// goroutine that runs the stage, one result at a time.
+	// goroutine that runs the stage or on a worker, one result at a time (each call ends
+	// before the next starts, and sees what the earlier ones did); once it has returned false
+	// it is not called again.
 	Deliver func(r R) bool
 }
 
 // Run runs the stage until the input ends and every result is delivered, Deliver returns
 // false, or done is closed. Before it returns it calls stop, which must close done, and waits
-// for every goroutine it started: then every call has returned.
+// for every goroutine it started: then every call has returned. stop may also be called
+// earlier, from a worker, when Deliver returns false; it must be safe to call more than once
+// and from any goroutine (a context.CancelFunc is).
 func (s *Stage[I, R]) Run(done <-chan struct{}, stop func()) {
 	var wg sync.WaitGroup
 	defer wg.Wait()
@@ -66,7 +76,7 @@ func (s *Stage[I, R]) Run(done <-chan struct{}, stop func()) {
 		s.serial(done)
 		return
 	}
-	s.concurrent(done, &wg)
+	s.concurrent(done, stop, &wg)
 }
 
 func (s *Stage[I, R]) serial(done <-chan struct{}) {
@@ -160,125 +170,241 @@ func (k *keyed[I]) next(l *Lane) (job[I], bool) {
 	return j, true
 }
 
-func (s *Stage[I, R]) concurrent(done <-chan struct{}, wg *sync.WaitGroup) {
+// pool is the state of a concurrent stage's run. Unordered, each of the n workers takes the
+// next input itself, makes its call and hands the result on, as the workers of a hand-written
+// pool do: one receive, one call and one send per element, with no goroutine of the stage's
+// own between the input, the calls and the output. Ordered or by key, the goroutine running
+// the stage is the dispatcher: it takes the inputs up to the window (by key, an input whose
+// key is busy waits in its lane without holding a worker), numbers them and hands them out, and
+// a free worker takes each input from it, calls and hands the result on itself. The hand-off
+// is unbuffered: the dispatcher holds at most one input that no worker has yet, so that an
+// input taken while every worker is busy goes to its key's lane whenever it can, and a worker
+// whose key has inputs waiting calls them before any input of another key taken after them.
+type pool[I, R any] struct {
+	s    *Stage[I, R]
+	done <-chan struct{}
+	stop func()
+	k    *keyed[I] // by key, nil otherwise
+	jobs chan job[I]
+
+	// Unordered, where the workers take the inputs themselves, under rsem: the next sequence
+	// number, and whether Receive has reported the end (it is not called again).
+	rsem  chan struct{}
+	seq   int
+	ended bool
+
+	// The window: inputs taken and not yet delivered, at most w. Taken by the dispatcher,
+	// given back by the workers delivering; room wakes the dispatcher when it waits for the
+	// window and a result goes out.
+	w     int64
+	taken atomic.Int64
+	room  chan struct{}
+
+	// The output side. Unordered or by key only: the worker whose call ended delivers its
+	// result holding dsem, a channel of capacity 1 used as a lock (a worker waiting for it is
+	// durably blocked, which lets testing/synctest's fake clock advance, as it would not for a
+	// sync.Mutex whose holder waits for the consumer). Ordered: results wait in slot seq%w
+	// (under dmu, never held while blocking), and whichever worker finds the next one in order
+	// there delivers it and every ready one after it, while the others go on calling.
+	dsem       chan struct{}
+	dmu        sync.Mutex
+	stopped    bool // Deliver returned false: nothing more is delivered (under dsem or dmu)
+	slots      []R
+	ready      []bool
+	next       int  // ordered: the sequence number of the next result to deliver
+	delivering bool // ordered: a worker is delivering
+}
+
+func (s *Stage[I, R]) concurrent(done <-chan struct{}, stop func(), wg *sync.WaitGroup) {
 	n, w := s.Concurrency, s.Concurrency
-	ordered := s.Ordered
-	if (ordered || s.Lanes != nil) && s.Window > n {
+	if (s.Ordered || s.Lanes != nil) && s.Window > n {
 		w = s.Window
 	}
-	var k *keyed[I]
+	p := &pool[I, R]{s: s, done: done, stop: stop, jobs: make(chan job[I]), w: int64(w), room: make(chan struct{}, 1)}
 	if s.Lanes != nil {
-		k = newKeyed(s.Lanes, w)
+		p.k = newKeyed(s.Lanes, w)
 	}
-	tokens := make(chan struct{}, w)
-	jobs := make(chan job[I])
-	total := make(chan int, 1) // the number of inputs, once the input has ended
-	// Ordered results go to slot seq%w: the tokens guarantee that the result of input seq-w
-	// has been taken from it before input seq is handed out, so a slot never holds two and
-	// a worker never blocks on it (by key too: a key's worker puts the result of one of its
-	// inputs in its slot before it calls the next). Unordered ones, and those ordered by key
-	// only, share one channel of the same capacity: a key's worker sends the result of one of
-	// its inputs before it calls the next, so they come out of the channel in the key's order.
-	var slots []chan R
-	var results chan R
-	if ordered {
-		slots = make([]chan R, w)
-		for i := range slots {
-			slots[i] = make(chan R, 1)
-		}
+	if s.Ordered {
+		p.slots, p.ready = make([]R, w), make([]bool, w)
 	} else {
-		results = make(chan R, w)
+		p.dsem = make(chan struct{}, 1)
 	}
-
-	wg.Add(1 + n)
-	go s.dispatch(done, wg, k, tokens, jobs, total)
+	if !s.Ordered && s.Lanes == nil {
+		// Unordered: each worker takes its next input itself, as a hand-written pool's
+		// workers read one channel, and the n workers, each holding one input, bound the
+		// inputs taken and not delivered to n without a count to wait on.
+		p.rsem = make(chan struct{}, 1)
+		wg.Add(n)
+		for range n {
+			go func() {
+				defer wg.Done()
+				p.serve()
+			}()
+		}
+		wg.Wait()
+		return
+	}
+	wg.Add(n)
 	for range n {
-		go s.work(done, wg, k, jobs, slots, results)
+		go func() {
+			defer wg.Done()
+			p.work()
+		}()
 	}
+	p.dispatch()
+	close(p.jobs)
+	wg.Wait() // the workers may still be calling or delivering: Run stops the stage after them
+}
 
-	totalc, count := total, -1
-	for next := 0; count < 0 || next < count; {
-		from := results
-		if slots != nil {
-			from = slots[next%w]
-		}
-		var r R
-		select {
-		case r = <-from:
-		case count = <-totalc:
-			totalc = nil
-			continue
-		case <-done:
+// serve is an unordered worker: it takes the next input (holding rsem, so that inputs are
+// numbered in input order), calls and delivers, until the input ends or done is closed.
+func (p *pool[I, R]) serve() {
+	for {
+		lock(p.rsem)
+		if p.ended || chans.Closed(p.done) {
+			unlock(p.rsem)
 			return
 		}
-		next++
-		if !s.Deliver(r) {
+		in, ok := p.s.Receive(p.done)
+		seq := p.seq
+		p.seq++
+		p.ended = !ok
+		unlock(p.rsem)
+		if !ok || chans.Closed(p.done) { // a stopped stage makes no more calls
 			return
 		}
-		<-tokens
+		if !p.deliver(seq, p.s.Call(seq, in)) {
+			return
+		}
 	}
 }
 
-func (s *Stage[I, R]) dispatch(done <-chan struct{}, wg *sync.WaitGroup, k *keyed[I], tokens chan<- struct{}, jobs chan<- job[I], total chan<- int) {
-	defer wg.Done()
+// dispatch takes the inputs, each once the window has room for it, and hands them out, until the
+// input ends or done is closed. By key, an input whose key is busy waits in its lane instead,
+// for its key's worker.
+func (p *pool[I, R]) dispatch() {
 	for seq := 0; ; seq++ {
-		select {
-		case tokens <- struct{}{}:
-		case <-done:
-			return
+		for p.taken.Load() >= p.w {
+			select {
+			case <-p.room:
+			case <-p.done:
+				return
+			}
 		}
-		in, ok := s.Receive(done)
-		if !ok {
-			total <- seq
-			return
-		}
-		if chans.Closed(done) {
+		p.taken.Add(1)
+		in, ok := p.s.Receive(p.done)
+		if !ok || chans.Closed(p.done) {
 			return
 		}
 		j := job[I]{seq: seq, in: in}
-		if k != nil && !k.admit(&j) {
+		if p.k != nil && !p.k.admit(&j) {
 			continue // waits for its key's worker
 		}
-		select {
-		case jobs <- j:
-		case <-done:
+		if !chans.Send(p.jobs, j, p.done) {
 			return
 		}
 	}
 }
 
-func (s *Stage[I, R]) work(done <-chan struct{}, wg *sync.WaitGroup, k *keyed[I], jobs <-chan job[I], slots []chan R, results chan<- R) {
-	defer wg.Done()
-	for {
-		var j job[I]
+// give gives the window's place of a delivered result back.
+func (p *pool[I, R]) give() {
+	if p.taken.Add(-1) == p.w-1 {
 		select {
-		case j = <-jobs:
-		case <-done:
-			return
+		case p.room <- struct{}{}:
+		default:
 		}
+	}
+}
+
+func (p *pool[I, R]) work() {
+	for j := range p.jobs {
 		// By key, the worker goes on with the inputs waiting in j's lane until none is left.
 		for {
-			if chans.Closed(done) { // both were ready: a stopped stage makes no more calls
+			if chans.Closed(p.done) { // a stopped stage makes no more calls
 				return
 			}
 			var r R
 			if j.err != nil {
-				r = s.Fail(j.seq, j.in, j.err)
+				r = p.s.Fail(j.seq, j.in, j.err)
 			} else {
-				r = s.Call(j.seq, j.in)
+				r = p.s.Call(j.seq, j.in)
 			}
-			if slots != nil {
-				slots[j.seq%len(slots)] <- r
-			} else {
-				results <- r
+			if !p.deliver(j.seq, r) {
+				return
 			}
 			if j.lane == nil {
 				break
 			}
 			var ok bool
-			if j, ok = k.next(j.lane); !ok {
+			if j, ok = p.k.next(j.lane); !ok {
 				break
 			}
 		}
 	}
+}
+
+// deliver hands the result of input seq on, or leaves it in its slot for the worker
+// delivering in order, and reports whether the stage goes on.
+func (p *pool[I, R]) deliver(seq int, r R) bool {
+	if p.slots == nil {
+		lock(p.dsem)
+		ok := !p.stopped && p.s.Deliver(r)
+		if !ok {
+			p.end()
+		}
+		unlock(p.dsem)
+		if ok && p.rsem == nil {
+			p.give()
+		}
+		return ok
+	}
+	w := len(p.slots)
+	p.dmu.Lock()
+	if p.stopped {
+		p.dmu.Unlock()
+		return false
+	}
+	p.slots[seq%w], p.ready[seq%w] = r, true
+	if p.delivering {
+		p.dmu.Unlock()
+		return true
+	}
+	p.delivering = true
+	for {
+		i := p.next % w
+		if !p.ready[i] || p.stopped {
+			p.delivering = false
+			stopped := p.stopped
+			p.dmu.Unlock()
+			return !stopped
+		}
+		r := p.slots[i]
+		var zero R
+		p.slots[i], p.ready[i] = zero, false // keep no result past its delivery
+		p.next++
+		p.dmu.Unlock()
+		ok := p.s.Deliver(r)
+		p.dmu.Lock()
+		if !ok {
+			p.end()
+			p.delivering = false
+			p.dmu.Unlock()
+			return false
+		}
+		p.give()
+	}
+}
+
+// lock takes sem, a channel of capacity 1 used as a lock. It does not watch done: the holder
+// does, and gives sem back. One channel operation, not a select over two, costs less on the
+// path every element takes.
+func lock(sem chan struct{}) { sem <- struct{}{} }
+
+// unlock gives sem back.
+func unlock(sem chan struct{}) { <-sem }
+
+// end stops the stage once Deliver has returned false; it runs under dsem or dmu.
+func (p *pool[I, R]) end() {
+	p.stopped = true
+	p.stop()
 }
