@@ -108,6 +108,13 @@
 // AllowHealthIndicatorToFail reports DOWN when OPEN, which makes the overall status DOWN and
 // the answer 503. It is a diagnostic endpoint: do not use it as a liveness probe.
 //
+// The body differs from Spring Boot's /actuator/health in one level: Spring nests the breakers
+// under the indicator's component, components.circuitBreakers.details.{name}.status, while
+// levee, which has no other health indicators, puts each breaker at components.{name}.status,
+// its details being those of GET /circuitbreakers (the figures as numbers, where
+// Resilience4j's indicator writes strings such as "-1.0%"). A script that reads Spring's path
+// reads components.{name} here instead.
+//
 // # State updates
 //
 // POST /circuitbreakers/{name} moves a breaker as Resilience4j's endpoint does (CLOSE,

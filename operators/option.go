@@ -97,6 +97,24 @@ const DefaultBuffer = engine.DefaultBuffer // 64
 
 // Concurrency lets up to n guarded calls run at the same time (default 1), each in one of n
 // worker goroutines of the subscription. Items still come out in input order unless
+// Unordered is given: a result that is ready waits for the ones before it, and no more than
+// the Window (default n) items are taken from the upstream before their results are sent.
+// rxgo's WithPool, by contrast, loses the order and keeps going after an error. n must be in
+// [1, MaxConcurrency].
+//
+// A time limiter in the pipeline answers a call at its deadline, but a call that ignores its
+// context keeps running after that (Go cannot stop a goroutine), and the worker goes on to the
+// next item: n bounds the calls the operator waits for, not those a time limiter abandoned,
+// and with OrderByKey an item of a key may start while an abandoned call of the same key still
+// runs. Put a Bulkhead inside the TimeLimiter (the order of levee.DefaultPipeline and
+// levee.Patterns) to bound the calls running at once, abandoned ones included; the output
+// closes only once every abandoned call has returned.
+//
+// It applies to Map, MapResults, Filter and FlatMap.
+func Concurrency(n int) Option {
+	return emissionOption("Concurrency", func(em *engine.Settings) error { return em.SetConcurrency(n) })
+}
+
 // PauseWhileOpen makes the operator wait out a refusal instead of answering it: when the
 // pipeline refuses an element's call with a levee rejection (levee.IsRejection: an open
 // breaker, a rate limiter out of permissions, a full bulkhead), whether or not a fallback of
@@ -124,16 +142,6 @@ const DefaultBuffer = engine.DefaultBuffer // 64
 // maxWait must be >= 0. It applies to Map, Filter, FlatMap and MapResults.
 func PauseWhileOpen(maxWait time.Duration) Option {
 	return emissionOption("PauseWhileOpen", func(em *engine.Settings) error { return em.SetPauseWhileOpen(maxWait) })
-}
-
-// Unordered is given: a result that is ready waits for the ones before it, and no more than
-// the Window (default n) items are taken from the upstream before their results are sent.
-// rxgo's WithPool, by contrast, loses the order and keeps going after an error. n must be in
-// [1, MaxConcurrency].
-//
-// It applies to Map, MapResults, Filter and FlatMap.
-func Concurrency(n int) Option {
-	return emissionOption("Concurrency", func(em *engine.Settings) error { return em.SetConcurrency(n) })
 }
 
 // Window sets the reorder window of ordered output to n items (default: the Concurrency), as

@@ -100,6 +100,14 @@ const DefaultBuffer = engine.DefaultBuffer // 64
 // is ready waits for the ones before it, and no more than the Window (default n) elements are
 // taken from the input before their results are sent. n must be in [1, MaxConcurrency].
 //
+// A time limiter in the pipeline answers a call at its deadline, but a call that ignores its
+// context keeps running after that (Go cannot stop a goroutine), and the worker goes on to the
+// next element: n bounds the calls the stage waits for, not those a time limiter abandoned,
+// and with OrderByKey an element of a key may start while an abandoned call of the same key still
+// runs. Put a Bulkhead inside the TimeLimiter (the order of levee.DefaultPipeline and
+// levee.Patterns) to bound the calls running at once, abandoned ones included; the output
+// closes only once every abandoned call has returned.
+//
 // It applies to Map, Filter, FlatMap and Batch.
 func Concurrency(n int) Option {
 	return emissionOption("Concurrency", func(em *engine.Settings) error { return em.SetConcurrency(n) })
