@@ -479,7 +479,14 @@ func (c *Collector) collectCircuitBreakers(ch chan<- prometheus.Metric) {
 			s.send(&famCalls, m, err)
 		}
 		for k, kind := range callKinds {
-			s.emit(&famCallsMax, callsOf(&calls, k).MaxDuration.Seconds(), kind)
+			// The decaying maximum cannot tell the calls before the attachment from those after:
+			// 0 until a call of the kind has ended since, so that a maximum never stands beside a
+			// count of 0.
+			mx := callsOf(&calls, k).MaxDuration
+			if callsOf(&calls, k).Count == callsOf(&base, k).Count {
+				mx = 0
+			}
+			s.emit(&famCallsMax, mx.Seconds(), kind)
 		}
 		s.emit(&famNotPermitted, float64(calls.NotPermitted-base.NotPermitted), "not_permitted")
 		sendReadings(s, m, breakerReadings)

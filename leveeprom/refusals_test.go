@@ -74,3 +74,31 @@ func TestNotPermittedCountsSideBySide(t *testing.T) {
 		assert.Equal(t, []any{2, 3.0}, []any{a, m}, "FORCED_OPEN: counted by the state's metrics, published as no event")
 	})
 }
+
+// A collector attached after traffic starts its calls summary from zero, and the decaying
+// maximum beside it stays 0 until a call of that kind ends after the attachment: never a
+// maximum beside a count of 0.
+func TestCollectorAttachedAfterTraffic(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		reg := registry.New()
+		cb, err := circuitbreaker.New("late", circuitbreaker.Config{})
+		require.NoError(t, err)
+		require.NoError(t, reg.AddCircuitBreaker(cb))
+		boom := errors.New("boom")
+		slowFail := func(context.Context) (int, error) { time.Sleep(3 * time.Millisecond); return 0, boom }
+		for range 5 {
+			_, err := circuitbreaker.Execute(context.Background(), cb, slowFail)
+			require.ErrorIs(t, err, boom)
+		}
+		col := leveeprom.NewCollector(reg)
+		defer col.Close()
+		failed := map[string]string{"name": "late", "kind": "failed"}
+		assert.Equal(t, 0.0, value(t, col, leveeprom.CircuitBreakerCalls, failed))
+		assert.Equal(t, 0.0, value(t, col, leveeprom.CircuitBreakerCallsMax, failed))
+
+		_, err = circuitbreaker.Execute(context.Background(), cb, slowFail)
+		require.ErrorIs(t, err, boom)
+		assert.Equal(t, 1.0, value(t, col, leveeprom.CircuitBreakerCalls, failed))
+		assert.Equal(t, 0.003, value(t, col, leveeprom.CircuitBreakerCallsMax, failed))
+	})
+}
