@@ -26,11 +26,13 @@
 // (async.WorkerPool), ratelimiter and timelimiter, each with configs.NAME (configs.default is
 // the default of every instance), instances.NAME, baseConfig (an entry inherits every key it
 // does not set from the config it names, itself maybe inheriting; an instance without one
-// inherits configs.default), tags, and the aspect-order key of the pattern. Keys are
+// inherits configs.default), tags, the aspect-order key of the pattern, and metrics (see Keys
+// levee cannot honour, as resilience4j.scheduled.executor). Keys are
 // Resilience4j 2's Spring keys, read with Spring's relaxed binding (slidingWindowSize and
 // sliding-window-size are one key); every other key under resilience4j is an error (and under levee,
-// whose sections are levee's own patterns: see below), keys outside them are not read, but
-// for Spring's profile keys. Dotted keys are the nested keys they spell, at any level, and merge
+// whose sections are levee's own patterns: see below), keys outside them (spring.application.name,
+// server.port, management.endpoints.web.exposure.include, ...) are Spring's, left alone
+// without a word, but for Spring's profile keys. Dotted keys are the nested keys they spell, at any level, and merge
 // with them: "resilience4j.circuitbreaker:" as one key, or
 // "resilience4j.circuitbreaker.instances.payment.slidingWindowSize: 5" (a name holding dots is
 // written in brackets, "instances.[pay.v2]", as in Spring); a key given twice, in any of its
@@ -214,9 +216,27 @@
 // registerHealthIndicator and allowHealthIndicatorToFail of a breaker, and
 // eventConsumerBufferSize of every pattern, configure leveestatus: Config.StatusOptions
 // returns the options to pass to leveestatus.NewHandler. Keys that configure Spring or Java
-// machinery with no effect on a call's outcome are accepted with a Warning and ignored:
-// writableStackTraceEnabled, subscribeForEvents, contextPropagators and the rate limiter's
-// health keys (leveestatus' health lists breakers only). Keys that name Java code (recordFailurePredicate,
+// machinery with no effect on a call's outcome are accepted with a Warning and ignored, their
+// values checked as Spring binds them (a boolean, an integer), so a file Spring refuses is
+// refused:
+//
+//	key                              under                                     level
+//	writableStackTraceEnabled        an entry of circuitbreaker, bulkhead,     note
+//	                                 thread-pool-bulkhead or ratelimiter
+//	subscribeForEvents               an entry of ratelimiter                   note
+//	registerHealthIndicator,         an entry of ratelimiter (leveestatus'     note
+//	  allowHealthIndicatorToFail       health lists breakers only)
+//	contextPropagators               an entry of thread-pool-bulkhead,         note
+//	                                 resilience4j.scheduled.executor
+//	corePoolSize (at least 1)        resilience4j.scheduled.executor           note
+//	metrics.enabled                  each of the six sections, as              note; false a
+//	                                 resilience4j.retry.metrics.enabled        likely mistake
+//	metrics.legacy.enabled           each of the six sections                  note
+//
+// metrics.enabled: false is a LikelyMistake because levee does not turn metrics off: it
+// publishes them only through a collector the application registers (leveeprom.NewCollector,
+// leveeotel.New), so to publish none, register none.
+// Keys that name Java code (recordFailurePredicate,
 // ignoreExceptionPredicate, recordResultPredicate, retryExceptionPredicate, resultPredicate,
 // intervalBiFunction, consumeResultBeforeRetryAttempt, drainPermissionsOnResult) change what
 // a call does, so they are refused: set the Go function with registry.InstanceConfig.Tune.
@@ -264,7 +284,14 @@
 // RESILIENCE4J_RETRY_INSTANCES_PAYMENT_RETRYEXCEPTIONS_0 (the index between underscores,
 // Spring's rule) retryExceptions[0]; a list from the environment replaces the file's whole, as
 // in Spring. An instance the environment alone declares is created like the file's. Their
-// values are read and reported as a file's, an error naming the variable.
+// values are read and reported as a file's, an error naming the variable. A variable's
+// underscores are dots, Spring's rule (a dot becomes an underscore, dashes are removed, upper
+// case), so a key is written in one word: RESILIENCE4J_CIRCUITBREAKER_INSTANCES_PAYMENT_SLIDING_WINDOW_SIZE
+// is refused, naming slidingWindowSize and ..._PAYMENT_SLIDINGWINDOWSIZE. (Spring Boot's legacy
+// mapping of a dashed property, sliding-window-size, also binds SLIDING_WINDOW_SIZE; levee,
+// whose instance names may hold underscores, does not guess where the name ends.)
+// RESILIENCE4J_<SECTION>_METRICS_ENABLED, _METRICS_LEGACY_ENABLED and
+// RESILIENCE4J_SCHEDULED_EXECUTOR_COREPOOLSIZE are ignored with a Warning, as in a file.
 //
 // # Reload
 //

@@ -29,6 +29,11 @@ const leveeEnvPrefix = "LEVEE_"
 // comma-separated, or given by index with the index between underscores, Spring's rule for an
 // indexed property in a variable (RESILIENCE4J_RETRY_INSTANCES_PAYMENT_RETRYEXCEPTIONS_0 is
 // retryExceptions[0]); as in Spring, a list from the environment replaces the file's whole.
+// KEY is one word, as Spring writes a property in a variable (a dot becomes an underscore,
+// dashes are removed, upper case): a key written with underscores between its words
+// (..._PAYMENT_SLIDING_WINDOW_SIZE) is refused naming the key and the variable meant (see
+// envSplitKey). <SECTION>_METRICS_ENABLED, <SECTION>_METRICS_LEGACY_ENABLED and
+// SCHEDULED_EXECUTOR_* are ignored with a Warning, as in a file (see envMachinery).
 func (ps *parser) env(environ []string) {
 	ps.origin++ // the environment is one source
 	for _, kv := range environ {
@@ -48,11 +53,17 @@ func (ps *parser) env(environ []string) {
 		if sec == nil && root == "levee" {
 			continue // LEVEE_* variables of other meanings: only levee's sections are read
 		}
+		if sec == nil && root == "resilience4j" && ps.envMachinery(src, "", nil, segs, val) {
+			continue
+		}
 		if sec == nil {
 			ps.fail(src, "", "names no section of resilience4j: levee reads %s", sectionKeys("resilience4j"))
 			continue
 		}
 		prefix = strings.ToUpper(root) + "_"
+		if root == "resilience4j" && ps.envMachinery(src, sec.prefix, rest, nil, val) {
+			continue
+		}
 		node := &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: val}
 		switch {
 		case len(rest) >= 3 && (rest[0] == "INSTANCES" || rest[0] == "CONFIGS"):
@@ -69,6 +80,9 @@ func (ps *parser) env(environ []string) {
 				}
 			}
 			written := strings.Join(rest[1:len(rest)-1], "_")
+			if ps.envSplitKey(src, sec, group, prefix, rest) {
+				continue
+			}
 			var e *entry
 			for n, cand := range into {
 				if norm(n) == norm(written) {
@@ -108,4 +122,42 @@ func (ps *parser) envSection(segs []string, root string) (*rawSection, []string)
 		}
 	}
 	return nil, nil
+}
+
+// envSplitKey refuses a variable whose key is a key of the pattern written with underscores
+// between its words (RESILIENCE4J_CIRCUITBREAKER_INSTANCES_PAYMENT_SLIDING_WINDOW_SIZE),
+// naming the key and the variable that sets it: a variable's underscores are dots, as in
+// Spring, so the variable names instance payment_sliding_window's key SIZE. It reports
+// whether it refused the variable; a key the pattern has is left to key.
+func (ps *parser) envSplitKey(src Source, sec *rawSection, group, prefix string, rest []string) bool {
+	pat := sec.spec.pattern
+	keySegs, index := rest[1:], ""
+	if last := len(keySegs) - 1; last >= 1 && isDigits(keySegs[last]) {
+		keySegs, index = keySegs[:last], keySegs[last]
+	}
+	if k := norm(keySegs[len(keySegs)-1]); k == "baseconfig" {
+		return false
+	} else if _, ok := spec(pat, k); ok {
+		return false
+	}
+	// The name keeps at least its first segment; the longest run of words that spells a key wins.
+	for j := 1; j < len(keySegs)-1; j++ {
+		sp, ok := spec(pat, norm(strings.Join(keySegs[j:], "")))
+		if !ok || (index != "") != (sp.kind == kList) {
+			continue
+		}
+		name := strings.Join(keySegs[:j], "_")
+		want := prefix + envSectionName(sec.spec) + "_" + strings.ToUpper(group) + "_" + name + "_" + strings.ToUpper(sp.name)
+		written := strings.Join(keySegs[j:], "_")
+		if index != "" {
+			want += "_" + index
+			written += "_" + index
+		}
+		path := join(sec.prefix, group+"."+strings.ToLower(strings.Join(rest[1:], ".")))
+		ps.fail(src, path, "unknown key of %s: a variable's underscores are dots, as in Spring, so %s is not %s; "+
+			"for %s of %s write %s (Spring's rule: a dot becomes an underscore, dashes are removed, upper case)",
+			pat, written, sp.name, sp.name, strings.ToLower(name), want)
+		return true
+	}
+	return false
 }

@@ -40,7 +40,8 @@ resilience4j:
   bulkhead:
     retryAspectOrder: 1
   scheduled:
-    executor: {}
+    executor: {maxPoolSize: 4}
+  bogus: {}
 `)
 	require.Error(t, err)
 	assert.Equal(t, `app.yml:7: resilience4j.circuitbreaker.instances.payment.slidingWindowSize: "ten" is not an integer: must be at least 1
@@ -56,7 +57,8 @@ app.yml:21: resilience4j.retry.instances.payment.exponentialBackoffMultiplier: "
 app.yml:22: resilience4j.retry.instances.payment.retryExceptions: no value
 app.yml:23: resilience4j.retry.instances.payment.bogus: unknown key of retry
 app.yml:25: resilience4j.bulkhead.retryAspectOrder: unknown key: bulkhead takes configs, instances, tags and bulkheadAspectOrder
-app.yml:26: resilience4j.scheduled: unknown key: levee reads circuitbreaker, retry, bulkhead, thread-pool-bulkhead, ratelimiter, timelimiter`, err.Error())
+app.yml:27: resilience4j.scheduled.executor.maxPoolSize: unknown key: scheduled.executor takes corePoolSize and contextPropagators
+app.yml:28: resilience4j.bogus: unknown key: levee reads circuitbreaker, retry, bulkhead, thread-pool-bulkhead, ratelimiter, timelimiter`, err.Error())
 
 	var first *leveeconfig.Error
 	require.ErrorAs(t, err, &first)

@@ -623,6 +623,10 @@ func (ps *parser) root(n *yaml.Node, path string) {
 			}
 		}
 		p := join(path, k.Value)
+		if sec == nil && norm(path) == "resilience4j" && norm(k.Value) == "scheduled" {
+			ps.scheduled(v, p)
+			continue
+		}
 		if sec == nil {
 			ps.fail(ps.at(k), p, "unknown key: levee reads %s%s", sectionKeys(path), didYouMean(k.Value, sectionNames(path)))
 			continue
@@ -662,6 +666,8 @@ func (ps *parser) section(sec *rawSection, n *yaml.Node, path string) {
 			ps.fail(ps.at(k), p, "Resilience4j 1's name for instances, removed in 2: use instances")
 		case f == "tags":
 			ps.tags(sec, v, p, "")
+		case f == "metrics" && sec.spec.root == "resilience4j":
+			ps.metrics(v, p)
 		case sec.spec.order != "" && f == norm(sec.spec.order):
 			if v.Kind != yaml.ScalarNode {
 				ps.fail(ps.at(k), p, "must be an integer, got %s", describe(v))
@@ -670,6 +676,9 @@ func (ps *parser) section(sec *rawSection, n *yaml.Node, path string) {
 			sec.order = &value{path: p, spec: keySpec{name: sec.spec.order, kind: kInt}, scalar: v.Value, src: ps.at(k)}
 		default:
 			known := []string{"configs", "instances", "tags"}
+			if sec.spec.root == "resilience4j" {
+				known = append(known, "metrics")
+			}
 			if sec.spec.order != "" {
 				known = append(known, sec.spec.order)
 			}
