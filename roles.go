@@ -68,3 +68,14 @@ type Permit = interface {
 type RetryAdvisor interface {
 	RetryAfter() time.Duration
 }
+
+// ReleaseNotifier is what a limiter or admitter implements when it can tell that a permit it
+// gave came free: NotifyRelease calls wake, outside the limiter's locks, each time one does,
+// until stop is called. A stream or operator held by PauseWhileOpen on the limiter's refusal
+// tries again then, as it does when a bulkhead's call finishes: a limiter with no
+// RetryAfter to offer (an adaptive one before it measured a call) could otherwise hold an
+// element until PauseWhileOpen's maxWait. adaptive.Limiter, adaptive.PartitionedLimiter and
+// adaptive.PrioritizedLimiter implement it.
+type ReleaseNotifier interface {
+	NotifyRelease(wake func()) (stop func())
+}

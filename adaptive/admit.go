@@ -93,3 +93,33 @@ func (pl *PrioritizedLimiter) Admit(ctx context.Context) (interface {
 
 // RetryAfter is the limiter's RetryAfter.
 func (pl *PrioritizedLimiter) RetryAfter() time.Duration { return pl.l.RetryAfter() }
+
+// NotifyRelease is the Limiter's NotifyRelease: a permit of the limiter coming free. A nil pl
+// returns a stop that does nothing.
+func (pl *PrioritizedLimiter) NotifyRelease(wake func()) (stop func()) {
+	if pl == nil {
+		return func() {}
+	}
+	return pl.l.NotifyRelease(wake)
+}
+
+// NotifyRelease calls wake each time a permit of l comes free (a call ended, recorded or
+// released), on the goroutine that ended it, outside l's locks, until stop is called. It is
+// how a stream held by PauseWhileOpen on a refusal of l learns that it may try again: with no
+// latency measured yet, RetryAfter has no wait to offer. wake must be quick. A nil l or wake
+// returns a stop that does nothing.
+func (l *Limiter) NotifyRelease(wake func()) (stop func()) {
+	if l == nil || wake == nil {
+		return func() {}
+	}
+	return l.released.Subscribe(func(struct{}) { wake() })
+}
+
+// NotifyRelease calls wake each time a permit of any partition of l comes free, as
+// Limiter.NotifyRelease does for a Limiter.
+func (l *PartitionedLimiter) NotifyRelease(wake func()) (stop func()) {
+	if l == nil || wake == nil {
+		return func() {}
+	}
+	return l.released.Subscribe(func(struct{}) { wake() })
+}

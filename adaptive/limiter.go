@@ -20,6 +20,8 @@ type Limiter struct {
 	cfg     Config
 	fullErr *LimitExceededError // returned for every rejection: rejecting allocates nothing
 	events  event.Publisher[Event]
+	// released tells NotifyRelease's watchers that a permit came free.
+	released event.Publisher[struct{}]
 
 	mu       sync.Mutex // guards everything below; never held across a user's call or an event consumer
 	alg      LimitAlgorithm

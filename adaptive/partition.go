@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/levee-go/levee/internal/event"
 	"github.com/levee-go/levee/internal/safe"
 )
 
@@ -63,6 +64,9 @@ type PartitionedLimiter struct {
 	fullErr  *LimitExceededError
 	byName   map[string]int // index in parts; the implicit partition is last
 	maxDelay int
+
+	// released tells NotifyRelease's watchers that a permit came free.
+	released event.Publisher[struct{}]
 
 	mu       sync.Mutex
 	alg      LimitAlgorithm
@@ -276,6 +280,13 @@ func (l *PartitionedLimiter) refuseLocked(ctx context.Context, d time.Duration, 
 
 // end ends a permit of l.
 func (l *PartitionedLimiter) end(pm Permit, kind sampleKind) {
+	l.endLocked(pm, kind)
+	if l.released.Active() {
+		l.released.Publish(struct{}{})
+	}
+}
+
+func (l *PartitionedLimiter) endLocked(pm Permit, kind sampleKind) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	p := &l.parts[pm.part]

@@ -122,4 +122,7 @@ func (p Permit) end(kind sampleKind) {
 	if changed >= 0 {
 		l.publish(EventLimitChanged, changed)
 	}
+	if l.released.Active() {
+		l.released.Publish(struct{}{})
+	}
 }

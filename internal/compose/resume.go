@@ -39,6 +39,9 @@ func (c *Chain[T]) CanRefuse() bool {
 			if _, ok := c.layers[i].ad.(retryAdvisor); ok {
 				return true
 			}
+			if _, ok := c.layers[i].ad.(releaseNotifier); ok {
+				return true
+			}
 		}
 	}
 	return false
@@ -46,7 +49,8 @@ func (c *Chain[T]) CanRefuse() bool {
 
 // Watch subscribes wake to the events of c's patterns that may end a refusal: a breaker's
 // state transition or reset or ignored error (a permission given back), a bulkhead's finished
-// call. stop unsubscribes it. A nil c watches nothing.
+// call, a permit of a limiter or admitter that notifies releases (levee.ReleaseNotifier)
+// coming free. stop unsubscribes it. A nil c watches nothing.
 func (c *Chain[T]) Watch(wake func()) (stop func()) {
 	if c == nil {
 		return func() {}
@@ -70,6 +74,14 @@ func (c *Chain[T]) Watch(wake func()) (stop func()) {
 					wake()
 				}
 			}))
+		case kindPermissions:
+			if n, ok := l.pl.(releaseNotifier); ok {
+				stops = append(stops, n.NotifyRelease(wake))
+			}
+		case kindAdmission:
+			if n, ok := l.ad.(releaseNotifier); ok {
+				stops = append(stops, n.NotifyRelease(wake))
+			}
 		}
 	}
 	return func() {

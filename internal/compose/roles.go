@@ -26,6 +26,12 @@ type retryAdvisor interface {
 	RetryAfter() time.Duration
 }
 
+// releaseNotifier is levee.ReleaseNotifier: a limiter or admitter that tells when a permit
+// comes free.
+type releaseNotifier interface {
+	NotifyRelease(wake func()) (stop func())
+}
+
 // Permissions is a layer that takes one permission of l per run of the layers inside it, as
 // RateLimiter does for levee's own limiter.
 func Permissions[T any](l Permissioner) Layer[T] { return Layer[T]{kind: kindPermissions, pl: l} }
