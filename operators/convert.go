@@ -161,10 +161,12 @@ func fromItems[E any](open func(ctx context.Context) (<-chan E, error), item fun
 // there), an *ItemTypeError for a value of another type, the error emit returned, or the
 // error src returned. Calling the Source again builds a new Observable, so stream's Retry
 // restarts the rxgo stream from its beginning; a src that hands out the same single-use
-// Observable again fails with ErrSingleUse.
+// Observable again fails with ErrSingleUse. A nil src gives a Source that returns
+// levee.ErrNilCall at each call, emitting nothing: stream.Subscribe then starts, and its
+// attempts fail with that error, as the patterns see any other error of the source.
 func ToSource[T any](src Source) stream.Source[T] {
 	if src == nil {
-		return nil
+		return func(context.Context, func(T) error) error { return levee.ErrNilCall }
 	}
 	seen := new(observed)
 	return func(ctx context.Context, emit func(T) error) error {

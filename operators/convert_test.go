@@ -181,7 +181,11 @@ func TestToSourceLetsStreamRetryRestartAnObservable(t *testing.T) {
 func TestToSourceErrors(t *testing.T) {
 	ctx := context.Background()
 	emit := func(int) error { return nil }
-	assert.Nil(t, operators.ToSource[int](nil))
+	emitted := 0
+	nilSrc := operators.ToSource[int](nil)
+	require.NotNil(t, nilSrc)
+	assert.Same(t, levee.ErrNilCall, nilSrc(ctx, func(int) error { emitted++; return nil }))
+	assert.Equal(t, 0, emitted)
 
 	err := operators.ToSource[int](func(context.Context) (rxgo.Observable, error) { return rxgo.Just("x")(), nil })(ctx, emit)
 	var te *operators.ItemTypeError

@@ -164,7 +164,10 @@ func Window(n int) Option {
 // emitted and acknowledged, as stream.Watermark's; see CommitWatermark. Make one with
 // NewWatermark; its methods are safe for concurrent use. A zero Watermark is refused by
 // CommitWatermark, and its methods do nothing (Load returns 0).
-type Watermark struct{ w *engine.Watermark }
+type Watermark struct {
+	w       *engine.Watermark
+	invalid error // why CommitWatermark refuses it, for the Watermark of a PositionWatermark that has none
+}
 
 // NewWatermark returns a Watermark at 0, to give to one operator with CommitWatermark.
 func NewWatermark() *Watermark { return &Watermark{w: engine.NewWatermark()} }
@@ -240,6 +243,9 @@ func CommitWatermark(w *Watermark) Option {
 			return em.SetWatermark(nil)
 		}
 		if w.w == nil {
+			if w.invalid != nil {
+				return w.invalid
+			}
 			return errors.New("CommitWatermark needs a *Watermark from NewWatermark, got a zero Watermark")
 		}
 		return em.SetWatermark(w.w)

@@ -31,8 +31,12 @@ type ItemTypeError struct {
 	Want  reflect.Type // the operator's input type
 }
 
-// Error reads "operators: item 3 is string, not int".
+// Error reads "operators: item 3 is string, not int"; on a nil *ItemTypeError, "operators:
+// item of another type".
 func (e *ItemTypeError) Error() string {
+	if e == nil {
+		return "operators: item of another type"
+	}
 	return fmt.Sprintf("operators: item %d is %T, not %v", e.Index, e.Value, e.Want)
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 
+	"github.com/levee-go/levee"
 	"github.com/levee-go/levee/internal/safe"
 	"github.com/reactivex/rxgo/v2"
 )
@@ -34,8 +35,11 @@ func Collect[T any](ctx context.Context, obs rxgo.Observable) ([]T, error) {
 // error item, or of fn, and cancels the subscription there; an *ItemTypeError for an item of
 // another type; or ctx.Err() when ctx ended first. rxgo's ForEach goes on after an error item,
 // then reports completion, and reports a cancelled subscription as complete too. A nil ctx
-// means context.Background().
+// means context.Background(). A nil fn returns levee.ErrNilCall without observing obs.
 func ForEach[T any](ctx context.Context, obs rxgo.Observable, fn func(T) error) error {
+	if fn == nil {
+		return levee.ErrNilCall
+	}
 	return drain(safe.Ctx(ctx), obs, nil, fn)
 }
 

@@ -5,6 +5,7 @@ import (
 	"sync"
 
 	"github.com/levee-go/levee/internal/chans"
+	"github.com/levee-go/levee/internal/safe"
 )
 
 // Merge forwards the values of every channel of ins (several Subscribe or Map outputs) to one
@@ -12,14 +13,16 @@ import (
 // come, and closes the output once every input has closed. When ctx ends, Merge stops reading
 // and closes the output at once, after its goroutines (one per input) have returned: nothing
 // of Merge is left running. The inputs are then no longer read, so give their operators the
-// same ctx (or one derived from it): they end and close too. Nil channels in ins are skipped.
+// same ctx (or one derived from it): they end and close too. Nil channels in ins are skipped;
+// with none left the output closes at once. A nil ctx means context.Background(), as for Map
+// and Collect.
 //
 // Unlike rxgo's Merge, which keeps a goroutine per input blocked on its send after the
 // observer's context was cancelled, Merge's goroutines all end with ctx.
 func Merge[T any](ctx context.Context, ins ...<-chan T) <-chan T {
 	out := make(chan T)
 	var wg sync.WaitGroup
-	done := ctx.Done()
+	done := safe.Ctx(ctx).Done()
 	for _, in := range ins {
 		if in == nil {
 			continue

@@ -1,6 +1,13 @@
 package stream
 
-import "github.com/levee-go/levee/internal/engine"
+import (
+	"errors"
+	"sync"
+
+	"github.com/levee-go/levee"
+	"github.com/levee-go/levee/internal/engine"
+	"github.com/levee-go/levee/internal/safe"
+)
 
 // PositionWatermark is a commit watermark over positions the user names instead of a count of
 // elements: each element's partition K and position P within it, a Kafka topic partition and
@@ -17,44 +24,132 @@ import "github.com/levee-go/levee/internal/engine"
 // is not stays at its last position below that element (the Window bounds how far behind it
 // is). A partition appears in Load's
 // map once one of its elements is below the watermark. Make one with NewPositionWatermark or
-// NewPartitionWatermark; its methods are safe for concurrent use. Resilience4j has no
+// NewPartitionWatermark; its methods are safe for concurrent use. A nil or zero PositionWatermark
+// does nothing: Ack is ignored, Load returns an empty map, and CommitWatermark refuses its
+// Watermark with an error. Resilience4j has no
 // counterpart.
 type PositionWatermark[V any, K comparable, P any] struct {
-	w  *Watermark
-	ps *engine.Positions[V, K, P]
+	w   *Watermark
+	pos func(V) (K, P)
+	ps  *engine.Positions[partPos[K, P], K, P]
+
+	mu  sync.Mutex
+	err error // the first panic of pos, or levee.ErrNilCall for a nil pos
+}
+
+// partPos is an element's partition and position, read by Ack before the element is handed
+// to the engine, so that a panic in the user's function is caught once, in one place.
+type partPos[K comparable, P any] struct {
+	k K
+	p P
 }
 
 // NewPartitionWatermark returns a PositionWatermark reading each element's partition and its
-// position within it with pos, which must not be nil.
+// position within it with pos. A nil pos gives a PositionWatermark that acts as the zero one
+// (see PositionWatermark: CommitWatermark refuses its Watermark, Ack does nothing) and whose
+// Err returns levee.ErrNilCall.
 func NewPartitionWatermark[V any, K comparable, P any](pos func(V) (partition K, position P)) *PositionWatermark[V, K, P] {
-	ps := engine.NewPositions(pos)
-	return &PositionWatermark[V, K, P]{w: &Watermark{w: ps.W}, ps: ps}
+	if pos == nil {
+		return &PositionWatermark[V, K, P]{err: levee.ErrNilCall}
+	}
+	ps := engine.NewPositions(func(e partPos[K, P]) (K, P) { return e.k, e.p })
+	return &PositionWatermark[V, K, P]{w: &Watermark{w: ps.W}, pos: pos, ps: ps}
 }
 
 // NewPositionWatermark returns a PositionWatermark over positions without partitions (one
-// Redis stream, one queue), reading each element's position with pos, which must not be nil;
-// read it with Position.
+// Redis stream, one queue), reading each element's position with pos; read it with Position.
+// A nil pos is NewPartitionWatermark's.
 func NewPositionWatermark[V any, P any](pos func(V) P) *PositionWatermark[V, struct{}, P] {
+	if pos == nil {
+		return NewPartitionWatermark[V, struct{}, P](nil)
+	}
 	return NewPartitionWatermark(func(v V) (struct{}, P) { return struct{}{}, pos(v) })
 }
 
 // Watermark returns the count watermark this one is built on, to give to the operator with
-// CommitWatermark. Acknowledge through the PositionWatermark's Ack, not the Watermark's.
-func (w *PositionWatermark[V, K, P]) Watermark() *Watermark { return w.w }
+// CommitWatermark. Acknowledge through the PositionWatermark's Ack, not the Watermark's. For
+// a nil or zero PositionWatermark, or one made with a nil function, it returns a zero
+// Watermark, which CommitWatermark refuses with an error: the operator does not start.
+func (w *PositionWatermark[V, K, P]) Watermark() *Watermark {
+	if w == nil || w.ps == nil {
+		return &Watermark{invalid: errNoPositions(w)}
+	}
+	return w.w
+}
 
 // Ack acknowledges one Result, received and handled by the consumer, with its Index and its
-// element (r.Index, r.In), in any order, once per Result, as Watermark.Ack.
-func (w *PositionWatermark[V, K, P]) Ack(index int, in V) { w.ps.Ack(index, in) }
+// element (r.Index, r.In), in any order, once per Result, as Watermark.Ack. It calls the
+// position function with in, once.
+//
+// A panic in the position function is recovered: the Result counts as not acknowledged, so the
+// watermark never moves past its element (as past an element cut by a cancellation), and Err
+// returns the panic as a *levee.PanicError. Ack does nothing on a nil or zero PositionWatermark,
+// or one made with a nil function.
+func (w *PositionWatermark[V, K, P]) Ack(index int, in V) {
+	if w == nil || w.ps == nil {
+		return
+	}
+	e, ok := w.read(in)
+	if !ok {
+		return
+	}
+	w.ps.Ack(index, e)
+}
+
+// read calls pos with in, turning a panic into Err's error.
+func (w *PositionWatermark[V, K, P]) read(in V) (e partPos[K, P], ok bool) {
+	defer func() {
+		if r := recover(); r != nil {
+			w.mu.Lock()
+			if w.err == nil {
+				w.err = safe.NewPanicError(r)
+			}
+			w.mu.Unlock()
+			ok = false
+		}
+	}()
+	e.k, e.p = w.pos(in)
+	return e, true
+}
+
+// Err returns what keeps the watermark from serving: levee.ErrNilCall for a PositionWatermark
+// made with a nil function, or, once the position function has panicked in Ack, the first such
+// panic as a *levee.PanicError (the watermark then stays below that element for good). It
+// returns nil otherwise, and on a nil or zero PositionWatermark, whose methods do nothing.
+func (w *PositionWatermark[V, K, P]) Err() error {
+	if w == nil {
+		return nil
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.err
+}
 
 // Load returns, for each partition with an element below the watermark, the position of its
 // last such element: every element of the partition up to it was delivered and acknowledged.
-// The map is the caller's. Positions never go back.
-func (w *PositionWatermark[V, K, P]) Load() map[K]P { return w.ps.Load() }
+// The map is the caller's. Positions never go back. On a nil or zero PositionWatermark, or one
+// made with a nil function, it returns an empty map.
+func (w *PositionWatermark[V, K, P]) Load() map[K]P {
+	if w == nil || w.ps == nil {
+		return map[K]P{}
+	}
+	return w.ps.Load()
+}
 
 // Position is Load for a PositionWatermark without partitions (NewPositionWatermark): the
-// position of the last element below the watermark, and false while there is none.
+// position of the last element below the watermark, and false while there is none (always, on
+// a nil or zero PositionWatermark, or one made with a nil function).
 func (w *PositionWatermark[V, K, P]) Position() (P, bool) {
 	var zero K
-	p, ok := w.ps.Load()[zero]
+	p, ok := w.Load()[zero]
 	return p, ok
+}
+
+// errNoPositions is the error CommitWatermark gives for the Watermark of w, a PositionWatermark
+// that has none.
+func errNoPositions[V any, K comparable, P any](w *PositionWatermark[V, K, P]) error {
+	if w != nil && w.err != nil {
+		return errors.New("CommitWatermark needs the Watermark of a PositionWatermark with a position function, got one made with a nil function")
+	}
+	return errors.New("CommitWatermark needs the Watermark of a PositionWatermark from NewPositionWatermark or NewPartitionWatermark, got a nil or zero PositionWatermark")
 }

@@ -54,13 +54,22 @@ type StoppedError[V any] struct {
 	Err   error // the element's error
 }
 
-// Error reads "stream: stopped at element 3 (order-17): <err>".
+// Error reads "stream: stopped at element 3 (order-17): <err>"; on a nil *StoppedError,
+// "stream: stopped at the first failure", ErrStopped's text.
 func (e *StoppedError[V]) Error() string {
+	if e == nil {
+		return ErrStopped.Error()
+	}
 	return fmt.Sprintf("stream: stopped at element %d (%v): %v", e.Index, e.In, e.Err)
 }
 
 // Is reports whether target is ErrStopped.
 func (e *StoppedError[V]) Is(target error) bool { return target == ErrStopped }
 
-// Unwrap returns the element's own error.
-func (e *StoppedError[V]) Unwrap() error { return e.Err }
+// Unwrap returns the element's own error, nil on a nil *StoppedError.
+func (e *StoppedError[V]) Unwrap() error {
+	if e == nil {
+		return nil
+	}
+	return e.Err
+}
