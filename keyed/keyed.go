@@ -228,10 +228,10 @@ func (k *Keyed[K, V]) hitTime() (now, at int64) {
 // next Get tries again. A panic in create comes back as a *levee.PanicError. Get makes key the
 // most recently used; it evicts idle keys first and, after a creation, the least recently used
 // key beyond MaxKeys. A key protecting its dependency (see Protecting: an OPEN or HALF_OPEN
-// breaker, a limiter with waiters) is never evicted; when MaxKeys keys are held and all are
-// protected, a new key is refused with an *AllKeysProtectedError (matching
-// ErrAllKeysProtected, a levee rejection) rather than sharing another key's instance, whose
-// state would then mix two dependencies. Getting a key that exists allocates nothing and,
+// breaker, a limiter with waiters, a bulkhead with calls in flight or waiting) is never
+// evicted; when MaxKeys keys are held and all are protected, a new key is refused with an
+// *AllKeysProtectedError (matching ErrAllKeysProtected, a levee rejection) rather than
+// sharing another key's instance, whose state would then mix two dependencies. Getting a key that exists allocates nothing and,
 // once the key is in the snapshot (see Keyed), takes no lock.
 //
 // A key that cannot be held is refused with a *KeyError (matching ErrKeyNotComparable), with

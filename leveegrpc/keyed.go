@@ -17,8 +17,8 @@ import (
 type KeyedConfig struct {
 	// Keyed bounds the keys held: at most MaxKeys, each evicted after IdleTimeout unused, the
 	// least recently used first (package keyed; a key whose circuit breaker is OPEN,
-	// HALF_OPEN or FORCED_OPEN is never evicted). [zero: keyed's defaults, 10 000 keys, 10
-	// minutes]
+	// HALF_OPEN or FORCED_OPEN, or whose bulkhead has calls in flight or waiting, is never
+	// evicted). [zero: keyed's defaults, 10 000 keys, 10 minutes]
 	Keyed keyed.Config
 	// Key returns the key of a call: the calls of one key share one set of patterns. It must
 	// be quick; a panic of it fails the call with INTERNAL, the *levee.PanicError kept in the
@@ -42,7 +42,8 @@ func MethodKey(method string, _ *grpc.ClientConn) string { return method }
 // Each key's patterns are built, on the key's first call, by the build function given to
 // NewKeyedClient, typically from one template through levee.NewPatterns. Memory is bounded
 // as package keyed bounds it (KeyedConfig.Keyed); a key whose breaker protects its dependency
-// is never evicted.
+// (OPEN, HALF_OPEN, FORCED_OPEN), or whose bulkhead has calls in flight or waiting, is never
+// evicted.
 //
 // UnaryClientInterceptor runs a call through levee.DefaultPipeline of its key's patterns, as
 // the package's UnaryClientInterceptor does; StreamClientInterceptor through

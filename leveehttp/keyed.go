@@ -18,8 +18,8 @@ type KeyedConfig struct {
 	Config
 	// Keyed bounds the keys held: at most MaxKeys, each evicted after IdleTimeout unused, the
 	// least recently used first (package keyed; a key whose circuit breaker is OPEN,
-	// HALF_OPEN or FORCED_OPEN is never evicted). [zero: keyed's defaults, 10 000 keys, 10
-	// minutes]
+	// HALF_OPEN or FORCED_OPEN, or whose bulkhead has requests in flight or waiting, is never
+	// evicted). [zero: keyed's defaults, 10 000 keys, 10 minutes]
 	Keyed keyed.Config
 	// Key returns the key of a request: the requests of one key share one set of patterns.
 	// It must be quick and must not keep the request; a panic of it fails the request with a
@@ -51,7 +51,9 @@ func AuthorityKey(req *http.Request) string { return req.URL.Host }
 // and put in levee.DefaultPipeline's order with KeyedConfig.Fallback. Memory is bounded as
 // package keyed bounds it: at most MaxKeys keys, each evicted when unused for IdleTimeout,
 // except that a key whose breaker is protecting its host (OPEN, HALF_OPEN, FORCED_OPEN) is
-// never evicted (nor is one whose limiter has callers waiting, see keyed.Pipelines); when MaxKeys keys are held and all protect, a request of a new key is
+// never evicted, nor is one whose bulkhead has requests in flight or waiting (a new bulkhead
+// would let more requests to the host through) or whose limiter has callers waiting (see
+// keyed.Pipelines); when MaxKeys keys are held and all protect, a request of a new key is
 // refused with an *keyed.AllKeysProtectedError (a levee rejection), its body closed, and so is
 // a request whose key's build failed, with build's error. Everything else — what an attempt
 // returns, what RoundTrip returns — is Transport's. A request of a key already held costs
