@@ -20,9 +20,10 @@
 // unsubscribe the instance's consumers or take it out of a registry.
 //
 // Eviction never drops protection: a circuit breaker that is OPEN, HALF_OPEN or FORCED_OPEN,
-// an adaptive limiter with callers in its queue, or any instance whose Protecting method
-// reports true stays however idle or old it is, since a fresh instance in its place would let
-// the calls through to a failing dependency. When MaxKeys keys are held and all of them
+// an adaptive limiter with callers in its queue, a bulkhead with calls in flight or callers
+// waiting, or any instance whose Protecting method reports true stays however idle or old it
+// is, since a fresh instance in its place would let the calls through to a failing
+// dependency, or more calls than the bulkhead's MaxConcurrentCalls to the key. When MaxKeys keys are held and all of them
 // protect, Get refuses a new key with an *AllKeysProtectedError (a levee rejection) instead
 // of growing or evicting; it never hands out a shared fallback instance, whose state would
 // mix dependencies. An exporter that keeps series per instance removes them on the

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"iter"
 	"math"
+	"reflect"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -101,6 +102,7 @@ type Keyed[K comparable, V any] struct {
 	idle      int64     // cfg.IdleTimeout in nanoseconds; 0 for NoIdleTimeout
 	window    uint64    // a Get restamps a key only when this many stamps or more are newer
 	base      time.Time // the origin of the entries' access times, a monotonic reading
+	checkHits bool      // K can hold an interface: a key is checked before its lock-free lookup
 
 	// Read by every Get, written only under mu.
 	read     atomic.Pointer[map[K]*entry[K, V]] // the ready entries of the last snapshot
@@ -163,6 +165,7 @@ func New[K comparable, V any](cfg Config, create func(K) (V, error)) (*Keyed[K, 
 		return nil, fmt.Errorf("keyed: create must be a non-nil function, got nil")
 	}
 	k := &Keyed[K, V]{cfg: cfg, create: create, base: time.Now(), entries: make(map[K]*entry[K, V])}
+	k.checkHits = mayBeUnhashable(reflect.TypeFor[K]())
 	if cfg.IdleTimeout != NoIdleTimeout {
 		k.idle = int64(cfg.IdleTimeout)
 		if k.base != k.base.Round(0) { // Round(0) only strips a monotonic reading, which a bubble's time.Now lacks
@@ -225,12 +228,26 @@ func (k *Keyed[K, V]) hitTime() (now, at int64) {
 // next Get tries again. A panic in create comes back as a *levee.PanicError. Get makes key the
 // most recently used; it evicts idle keys first and, after a creation, the least recently used
 // key beyond MaxKeys. A key protecting its dependency (see Protecting: an OPEN or HALF_OPEN
-// breaker, a limiter with waiters) is never evicted; when MaxKeys keys are held and all are
-// protected, a new key is refused with an *AllKeysProtectedError (matching
-// ErrAllKeysProtected, a levee rejection) rather than sharing another key's instance, whose
-// state would then mix two dependencies. Getting a key that exists allocates nothing and,
+// breaker, a limiter with waiters, a bulkhead with calls in flight or waiting) is never
+// evicted; when MaxKeys keys are held and all are protected, a new key is refused with an
+// *AllKeysProtectedError (matching ErrAllKeysProtected, a levee rejection) rather than
+// sharing another key's instance, whose state would then mix two dependencies. Getting a key that exists allocates nothing and,
 // once the key is in the snapshot (see Keyed), takes no lock.
+//
+// A key that cannot be held is refused with a *KeyError (matching ErrKeyNotComparable), with
+// nothing stored and create not called: a key that does not equal itself (a float NaN, or a
+// struct, array or interface holding one), which no later Get could find, and a key of an
+// interface type whose dynamic value is not comparable (K = any holding a []int), which Go
+// cannot hash. The check costs nothing on the hit path of a key type without interfaces (a
+// NaN key is never found there, so it is checked on the way to creating it); with
+// interfaces in K, every Get compares the key with itself first.
 func (k *Keyed[K, V]) Get(key K) (V, error) {
+	if k.checkHits {
+		if err := checkKey(key); err != nil {
+			var zero V
+			return zero, err
+		}
+	}
 	now, at := k.hitTime()
 	if now < k.nextIdle.Load() { // no key to evict for idleness: the lock-free path may answer
 		if e := (*k.read.Load())[key]; e != nil && e.ctl.Add(1)&dead == 0 {
@@ -265,6 +282,10 @@ func ceilGrain(t int64) int64 { return (t + lastGrain - 1) / lastGrain * lastGra
 
 // getLocked is Get under the lock: idle keys evicted, a creation joined or started.
 func (k *Keyed[K, V]) getLocked(key K, now, at int64) (V, error) {
+	if key != key { // a NaN: checked before the lock, since it would never be found again
+		var zero V
+		return zero, checkKey(key)
+	}
 	var buf [4]Eviction[K, V]
 	k.mu.Lock()
 	ev := k.evictIdleLocked(now, buf[:0])
@@ -357,8 +378,11 @@ func (k *Keyed[K, V]) run(key K) (v V, err error) {
 }
 
 // Remove evicts key now (cause Removed) and reports whether it was there. A key whose creation
-// is under way is not removed.
+// is under way is not removed, and a key Get refuses (see ErrKeyNotComparable) is never there.
 func (k *Keyed[K, V]) Remove(key K) bool {
+	if checkKey(key) != nil { // a key Get refuses is never held
+		return false
+	}
 	var buf [4]Eviction[K, V]
 	now := k.now()
 	k.mu.Lock()

@@ -14,8 +14,10 @@ import (
 // first Get and kept as a Keyed keeps its instances (at most MaxKeys, each evicted after
 // IdleTimeout unused, the least recently used first), except that a key whose patterns
 // protect their dependency is never evicted: its CircuitBreaker OPEN, HALF_OPEN or
-// FORCED_OPEN, or its Limiter, Admission or ConcurrencyLimiter an adaptive limiter with
-// callers waiting or an instance whose Protecting reports true. leveehttp.KeyedTransport and
+// FORCED_OPEN, its Bulkhead with calls in flight or callers waiting (a new bulkhead would
+// admit MaxConcurrentCalls more calls to the key beside them), or its Limiter, Admission or
+// ConcurrencyLimiter an adaptive limiter with callers waiting or an instance whose
+// Protecting reports true. leveehttp.KeyedTransport and
 // leveegrpc.KeyedClient are built on it. It is safe for concurrent use; create it with
 // NewPipelines.
 type Pipelines[K comparable, T any] struct {
@@ -32,8 +34,9 @@ type pipeline[T any] struct {
 // Pipelines).
 func (p *pipeline[T]) Protecting() bool {
 	ps := &p.ps
-	return protected(any(ps.CircuitBreaker)) || protected(any(ps.Limiter)) ||
-		protected(any(ps.Admission)) || protected(any(ps.ConcurrencyLimiter))
+	return protected(any(ps.CircuitBreaker)) || protected(any(ps.Bulkhead)) ||
+		protected(any(ps.Limiter)) || protected(any(ps.Admission)) ||
+		protected(any(ps.ConcurrencyLimiter))
 }
 
 // NewPipelines returns the Pipelines that builds the patterns of each key with build and then

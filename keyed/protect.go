@@ -4,18 +4,22 @@ import (
 	"strconv"
 
 	"github.com/levee-go/levee/adaptive"
+	"github.com/levee-go/levee/bulkhead"
 	"github.com/levee-go/levee/circuitbreaker"
 	"github.com/levee-go/levee/internal/safe"
 )
 
 // Protecting is implemented by instances that can be protecting their key at the moment, so
 // that evicting them would drop that protection: a Keyed never evicts such an instance, for
-// idleness or for capacity, while Protecting reports true. Keyed knows two kinds without it:
-// a *circuitbreaker.CircuitBreaker protects while OPEN, HALF_OPEN or FORCED_OPEN (evicting it
-// would let the next call through to a failing dependency, with a fresh CLOSED breaker), and
-// an *adaptive.Limiter while callers wait in its queue (evicting it would forget the limit
-// and the waiters' order). Protecting is called under k's lock: it must be quick and must
-// not call k. One that panics counts as protecting.
+// idleness or for capacity, while Protecting reports true. Keyed knows three kinds without
+// it: a *circuitbreaker.CircuitBreaker protects while OPEN, HALF_OPEN or FORCED_OPEN
+// (evicting it would let the next call through to a failing dependency, with a fresh CLOSED
+// breaker), an *adaptive.Limiter while callers wait in its queue (evicting it would forget
+// the limit and the waiters' order), and a *bulkhead.Bulkhead while it has calls in flight or
+// callers waiting (its Metrics: AvailableConcurrentCalls below MaxAllowedConcurrentCalls, or
+// NumberOfWaitingCalls above 0), since a new bulkhead for the key would admit
+// MaxConcurrentCalls more calls beside those of the evicted one. Protecting is called under
+// k's lock: it must be quick and must not call k. One that panics counts as protecting.
 type Protecting interface {
 	Protecting() bool
 }
@@ -36,6 +40,12 @@ func protected(v any) bool {
 		return false
 	case *adaptive.Limiter:
 		return x != nil && x.Metrics().Queued > 0
+	case *bulkhead.Bulkhead:
+		if x == nil {
+			return false
+		}
+		m := x.Metrics()
+		return m.AvailableConcurrentCalls < m.MaxAllowedConcurrentCalls || m.NumberOfWaitingCalls > 0
 	case Protecting:
 		// User code, run under k's lock: a panic must neither unwind through Get with the
 		// lock held nor drop a protection, so it counts as protecting.
@@ -57,7 +67,9 @@ type AllKeysProtectedError struct {
 }
 
 // Error returns "keyed: all <MaxKeys> keys are protected (an OPEN or HALF_OPEN breaker, a
-// limiter with waiters): no new key can be created".
+// limiter with waiters): no new key can be created". The parenthesis names the commonest
+// protections; a bulkhead with calls in flight or waiting, or a Protecting instance, is one
+// as well.
 func (e *AllKeysProtectedError) Error() string {
 	return "keyed: all " + strconv.Itoa(e.MaxKeys) +
 		" keys are protected (an OPEN or HALF_OPEN breaker, a limiter with waiters): no new key can be created"

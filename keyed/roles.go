@@ -5,16 +5,39 @@ import (
 
 	"github.com/levee-go/levee"
 	"github.com/levee-go/levee/circuitbreaker"
+	"github.com/levee-go/levee/internal/safe"
 )
 
 // KeyFunc picks the key of a call from its context, for the Keyed instances that join a
-// pipeline: a tenant, a host, a partition the caller put in the context.
+// pipeline: a tenant, a host, a partition the caller put in the context. A KeyFunc that
+// panics (a nil one included) refuses the call with a *levee.PanicError, as a panicking
+// create does.
 type KeyFunc[K comparable] func(ctx context.Context) K
+
+// getByContext returns the instance of the key key(ctx) names, a panic of key coming back as
+// a *levee.PanicError.
+func getByContext[K comparable, V any](k *Keyed[K, V], key KeyFunc[K], ctx context.Context) (V, error) {
+	kv, err := callKey(key, ctx)
+	if err != nil {
+		var zero V
+		return zero, err
+	}
+	return k.Get(kv)
+}
+
+func callKey[K comparable](key KeyFunc[K], ctx context.Context) (kv K, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = safe.NewPanicError(r)
+		}
+	}()
+	return key(ctx), nil
+}
 
 // Limiters returns k as one levee.PermissionLimiter: each AcquirePermission takes its
 // permissions from the instance of the key key(ctx) names (created on its first call), so that
-// each key is limited on its own. A key refused by Get (an *AllKeysProtectedError, a create
-// error) refuses the call with that error. The result is no levee.RetryAdvisor even when V
+// each key is limited on its own. A key refused by Get (an *AllKeysProtectedError, a *KeyError,
+// a create error) refuses the call with that error. The result is no levee.RetryAdvisor even when V
 // is one: RetryAfter has no context to name a key.
 func Limiters[K comparable, V levee.PermissionLimiter](k *Keyed[K, V], key KeyFunc[K]) levee.PermissionLimiter {
 	return &keyedLimiter[K, V]{k: k, key: key}
@@ -26,7 +49,7 @@ type keyedLimiter[K comparable, V levee.PermissionLimiter] struct {
 }
 
 func (l *keyedLimiter[K, V]) AcquirePermission(ctx context.Context, n int) error {
-	v, err := l.k.Get(l.key(ctx))
+	v, err := getByContext(l.k, l.key, ctx)
 	if err != nil {
 		return err
 	}
@@ -47,7 +70,7 @@ type keyedAdmitter[K comparable, V levee.Admitter] struct {
 }
 
 func (a *keyedAdmitter[K, V]) Admit(ctx context.Context) (levee.Permit, error) {
-	v, err := a.k.Get(a.key(ctx))
+	v, err := getByContext(a.k, a.key, ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -69,7 +92,7 @@ type keyedBreakers[K comparable] struct {
 }
 
 func (b *keyedBreakers[K]) Admit(ctx context.Context) (levee.Permit, error) {
-	cb, err := b.k.Get(b.key(ctx))
+	cb, err := getByContext(b.k, b.key, ctx)
 	if err != nil {
 		return nil, err
 	}

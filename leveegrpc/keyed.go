@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"iter"
+	"runtime/debug"
 
 	"github.com/levee-go/levee"
 	"github.com/levee-go/levee/keyed"
@@ -16,11 +17,12 @@ import (
 type KeyedConfig struct {
 	// Keyed bounds the keys held: at most MaxKeys, each evicted after IdleTimeout unused, the
 	// least recently used first (package keyed; a key whose circuit breaker is OPEN,
-	// HALF_OPEN or FORCED_OPEN is never evicted). [zero: keyed's defaults, 10 000 keys, 10
-	// minutes]
+	// HALF_OPEN or FORCED_OPEN, or whose bulkhead has calls in flight or waiting, is never
+	// evicted). [zero: keyed's defaults, 10 000 keys, 10 minutes]
 	Keyed keyed.Config
 	// Key returns the key of a call: the calls of one key share one set of patterns. It must
-	// be quick. [nil: TargetKey, the connection's target]
+	// be quick; a panic of it fails the call with INTERNAL, the *levee.PanicError kept in the
+	// chain, and the server is not called. [nil: TargetKey, the connection's target]
 	Key func(method string, cc *grpc.ClientConn) string
 }
 
@@ -40,7 +42,8 @@ func MethodKey(method string, _ *grpc.ClientConn) string { return method }
 // Each key's patterns are built, on the key's first call, by the build function given to
 // NewKeyedClient, typically from one template through levee.NewPatterns. Memory is bounded
 // as package keyed bounds it (KeyedConfig.Keyed); a key whose breaker protects its dependency
-// is never evicted.
+// (OPEN, HALF_OPEN, FORCED_OPEN), or whose bulkhead has calls in flight or waiting, is never
+// evicted.
 //
 // UnaryClientInterceptor runs a call through levee.DefaultPipeline of its key's patterns, as
 // the package's UnaryClientInterceptor does; StreamClientInterceptor through
@@ -48,7 +51,8 @@ func MethodKey(method string, _ *grpc.ClientConn) string { return method }
 // stream's final status instead (a key's TimeLimiter must then be nil, see
 // StreamClientInterceptor). A call whose key cannot be created fails with UNAVAILABLE when
 // every held key protects its dependency (*keyed.AllKeysProtectedError, a levee rejection;
-// the server is not called) and with INTERNAL when build failed, the error kept in the chain.
+// the server is not called) and with INTERNAL when build or the Key function failed (a
+// panic of either is a *levee.PanicError), the error kept in the chain.
 type KeyedClient struct {
 	key  func(string, *grpc.ClientConn) string
 	keys *keyed.Pipelines[string, *keyedInterceptors]
@@ -89,7 +93,11 @@ func NewKeyedClient(build func(key string) (levee.Patterns, error), cfg KeyedCon
 
 // get returns the interceptors of the call's key, or the error the caller receives.
 func (kc *KeyedClient) get(method string, cc *grpc.ClientConn) (*keyedInterceptors, error) {
-	ki, err := kc.keys.Get(kc.key(method, cc))
+	key, err := kc.keyOf(method, cc)
+	if err != nil {
+		return nil, withStatus(codes.Internal, err)
+	}
+	ki, err := kc.keys.Get(key)
 	switch {
 	case err == nil:
 		return ki, nil
@@ -98,6 +106,17 @@ func (kc *KeyedClient) get(method string, cc *grpc.ClientConn) (*keyedIntercepto
 	default:
 		return nil, withStatus(codes.Internal, err)
 	}
+}
+
+// keyOf returns the key of a call, a panic of the Key function coming back as a
+// *levee.PanicError.
+func (kc *KeyedClient) keyOf(method string, cc *grpc.ClientConn) (key string, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = &levee.PanicError{Value: r, Stack: debug.Stack()}
+		}
+	}()
+	return kc.key(method, cc), nil
 }
 
 // UnaryClientInterceptor returns the interceptor guarding each unary call with its key's

@@ -110,3 +110,35 @@ func TestNewKeyedClientRefusesInvalidConfig(t *testing.T) {
 	_, err = leveegrpc.NewKeyedClient(func(string) (levee.Patterns, error) { return levee.Patterns{}, nil }, leveegrpc.KeyedConfig{Keyed: keyed.Config{MaxKeys: -1}})
 	assert.EqualError(t, err, "keyed: MaxKeys must be in [1, 1073741824], got -1")
 }
+
+// A Key function that panics fails the call with INTERNAL, the *levee.PanicError in the
+// chain; the server is not called and no key is built.
+func TestKeyedClientKeyPanicIsInternal(t *testing.T) {
+	built := 0
+	kc, err := leveegrpc.NewKeyedClient(func(string) (levee.Patterns, error) { built++; return levee.Patterns{}, nil },
+		leveegrpc.KeyedConfig{Key: func(string, *grpc.ClientConn) string { panic("key bug") }})
+	require.NoError(t, err)
+	svc := &service{}
+	client := serve(t, svc, nil, keyedOptions(kc)...)
+	ctx := ctxT(t)
+	assertPanic := func(err error) {
+		t.Helper()
+		assert.Equal(t, codes.Internal, status.Code(err))
+		assert.EqualError(t, err, "levee: panic: key bug")
+		var pe *levee.PanicError
+		require.ErrorAs(t, err, &pe)
+		assert.Equal(t, "key bug", pe.Value)
+	}
+	_, err = client.UnaryCall(ctx, &testpb.SimpleRequest{})
+	assertPanic(err)
+	_, err = client.StreamingOutputCall(ctx, three)
+	assertPanic(err)
+	assertPanic(kc.UnaryClientInterceptor()(ctx, "/s/m", nil, nil, nil,
+		func(context.Context, string, any, any, *grpc.ClientConn, ...grpc.CallOption) error {
+			t.Error("invoked")
+			return nil
+		}))
+	assert.Equal(t, int64(0), svc.calls.Load())
+	assert.Zero(t, built)
+	assert.Equal(t, keyed.Metrics{}, kc.Metrics())
+}

@@ -1,9 +1,11 @@
 package leveehttp
 
 import (
+	"errors"
 	"fmt"
 	"iter"
 	"net/http"
+	"runtime/debug"
 
 	"github.com/levee-go/levee"
 	"github.com/levee-go/levee/fallback"
@@ -16,12 +18,12 @@ type KeyedConfig struct {
 	Config
 	// Keyed bounds the keys held: at most MaxKeys, each evicted after IdleTimeout unused, the
 	// least recently used first (package keyed; a key whose circuit breaker is OPEN,
-	// HALF_OPEN or FORCED_OPEN is never evicted). [zero: keyed's defaults, 10 000 keys, 10
-	// minutes]
+	// HALF_OPEN or FORCED_OPEN, or whose bulkhead has requests in flight or waiting, is never
+	// evicted). [zero: keyed's defaults, 10 000 keys, 10 minutes]
 	Keyed keyed.Config
 	// Key returns the key of a request: the requests of one key share one set of patterns.
-	// It must be quick and must not keep the request. [nil: AuthorityKey, the request's
-	// host and port]
+	// It must be quick and must not keep the request; a panic of it fails the request with a
+	// *levee.PanicError. [nil: AuthorityKey, the request's host and port]
 	Key func(*http.Request) string
 	// Fallback, when not nil, answers the failures of every key's pipeline, placed as
 	// levee.DefaultPipeline places it. [nil: none]
@@ -49,7 +51,9 @@ func AuthorityKey(req *http.Request) string { return req.URL.Host }
 // and put in levee.DefaultPipeline's order with KeyedConfig.Fallback. Memory is bounded as
 // package keyed bounds it: at most MaxKeys keys, each evicted when unused for IdleTimeout,
 // except that a key whose breaker is protecting its host (OPEN, HALF_OPEN, FORCED_OPEN) is
-// never evicted (nor is one whose limiter has callers waiting, see keyed.Pipelines); when MaxKeys keys are held and all protect, a request of a new key is
+// never evicted, nor is one whose bulkhead has requests in flight or waiting (a new bulkhead
+// would let more requests to the host through) or whose limiter has callers waiting (see
+// keyed.Pipelines); when MaxKeys keys are held and all protect, a request of a new key is
 // refused with an *keyed.AllKeysProtectedError (a levee rejection), its body closed, and so is
 // a request whose key's build failed, with build's error. Everything else — what an attempt
 // returns, what RoundTrip returns — is Transport's. A request of a key already held costs
@@ -96,8 +100,21 @@ func NewKeyedTransport(next http.RoundTripper, build func(key string) (levee.Pat
 
 // RoundTrip sends req through the pipeline of its key, creating the key's patterns on its
 // first request, as described on KeyedTransport and Transport.
+//
+// A request with a nil URL fails with "http: nil Request.URL", as net/http's Transport fails
+// it, and a Key function that panics fails its request with a *levee.PanicError: in both
+// cases, as whenever RoundTrip fails before a Transport takes the request, the request's body
+// is closed and nothing is sent.
 func (kt *KeyedTransport) RoundTrip(req *http.Request) (*http.Response, error) {
-	t, err := kt.keys.Get(kt.key(req))
+	var t *Transport
+	var err error
+	if req.URL == nil {
+		err = errNilURL
+	} else if key, kerr := kt.keyOf(req); kerr != nil {
+		err = kerr
+	} else {
+		t, err = kt.keys.Get(key)
+	}
 	if err != nil {
 		if req.Body != nil {
 			req.Body.Close() // a RoundTripper closes the body, even when it sends nothing
@@ -105,6 +122,20 @@ func (kt *KeyedTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		return nil, err
 	}
 	return t.RoundTrip(req)
+}
+
+// errNilURL is net/http's error for a request without a URL.
+var errNilURL = errors.New("http: nil Request.URL")
+
+// keyOf returns the key of req, a panic of the Key function coming back as a
+// *levee.PanicError.
+func (kt *KeyedTransport) keyOf(req *http.Request) (key string, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = &levee.PanicError{Value: r, Stack: debug.Stack()}
+		}
+	}()
+	return kt.key(req), nil
 }
 
 // Patterns returns the patterns of key, creating them with build if key has none yet (its
