@@ -39,7 +39,8 @@ var floors = []struct {
 	{"composition", []string{"", "keyed", "internal/compose"}},
 	// the per-element engine (one for channels and rxgo), stream, async.
 	{"engines", []string{"internal/engine", "stream", "async"}},
-	{"edges", []string{"leveehttp", "leveestatus", "registry", "leveetest"}},
+	// internal/leveefixture fills a registry for the exporters' golden tests.
+	{"edges", []string{"leveehttp", "leveestatus", "registry", "leveetest", "internal/leveefixture"}},
 	// modules of their own, and the programs of examples/, which nothing imports.
 	{"modules", []string{"operators/...", "leveeconfig/...", "leveeprom/...", "leveeotel/...",
 		"leveegrpc/...", "leveeredis/...", "bench/...", "examples/..."}},
@@ -191,6 +192,7 @@ func TestLayoutFloorOf(t *testing.T) {
 		modulePath + "/stream":                   "engines",
 		modulePath + "/async":                    "engines",
 		modulePath + "/leveehttp":                "edges",
+		modulePath + "/internal/leveefixture":    "edges",
 		modulePath + "/operators":                "modules",
 		modulePath + "/operators/examples/rx":    "modules",
 		modulePath + "/examples/quickstart":      "modules",
