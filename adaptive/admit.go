@@ -52,7 +52,7 @@ func (p Permit) Release() { p.OnIgnore() }
 // their Retry-After and pushback (a 0 there means their configured default). A nil l
 // returns 0.
 func (l *Limiter) RetryAfter() time.Duration {
-	if l == nil {
+	if l.unset() {
 		return 0
 	}
 	l.mu.Lock()

@@ -141,7 +141,7 @@ type AlgorithmMetrics struct {
 
 // AlgorithmMetrics returns a snapshot of l's algorithm, or the zero value for a nil l.
 func (l *Limiter) AlgorithmMetrics() AlgorithmMetrics {
-	if l == nil {
+	if l.unset() {
 		return AlgorithmMetrics{}
 	}
 	l.mu.Lock()

@@ -50,7 +50,7 @@ type Event struct {
 // lock of l (it may call l), and must be quick. Events are built only while someone
 // subscribes, so an unobserved limiter pays one atomic load per event.
 func (l *Limiter) Subscribe(fn func(Event)) (unsubscribe func()) {
-	if l == nil {
+	if l.unset() {
 		return func() {}
 	}
 	return l.events.Subscribe(fn)
@@ -62,7 +62,7 @@ func (l *Limiter) Subscribe(fn func(Event)) (unsubscribe func()) {
 // counted, no goroutine serves the channel, and it is closed when ctx is done. A nil l returns
 // a closed channel and a count of 0.
 func (l *Limiter) Events(ctx context.Context, buffer int) (events <-chan Event, dropped func() uint64) {
-	if l == nil {
+	if l.unset() {
 		return event.Closed[Event]()
 	}
 	return l.events.Chan(ctx, buffer, nil)
@@ -71,7 +71,7 @@ func (l *Limiter) Events(ctx context.Context, buffer int) (events <-chan Event, 
 // EventSeq returns the limiter's events as an iterator, and a function counting the events its
 // iterations dropped so far, as bulkhead.Bulkhead.EventSeq. A nil l yields nothing.
 func (l *Limiter) EventSeq(ctx context.Context, buffer int) (seq iter.Seq[Event], dropped func() uint64) {
-	if l == nil {
+	if l.unset() {
 		return event.Empty[Event]()
 	}
 	return l.events.Seq(ctx, buffer, nil)

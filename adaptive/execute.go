@@ -18,7 +18,7 @@ import (
 // refused, unless it queues; it does not retain call.
 func Execute[T any](ctx context.Context, l *Limiter, call func(context.Context) (T, error)) (T, error) {
 	var zero T
-	if l == nil {
+	if l.unset() {
 		return zero, ErrNilLimiter
 	}
 	if call == nil {
@@ -40,7 +40,7 @@ func Execute[T any](ctx context.Context, l *Limiter, call func(context.Context) 
 //
 //	p := levee.Compose[Quote]().With(adaptive.Decorator[Quote](limiter)).WithCircuitBreaker(cb)
 func Decorator[T any](l *Limiter) func(ctx context.Context, next func(context.Context) (T, error)) (T, error) {
-	if l == nil {
+	if l.unset() {
 		return nil
 	}
 	return func(ctx context.Context, next func(context.Context) (T, error)) (T, error) {

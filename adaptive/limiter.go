@@ -15,6 +15,10 @@ import (
 // concurrency-limits (a SimpleLimiter, or a blocking one when MaxQueued > 0). It is safe for
 // concurrent use and serves calls of any result type. Create it with New; the zero value is
 // not usable.
+//
+// Build one with New. The zero value, like nil, is not usable: every method and function
+// answers it exactly as it answers a nil pointer (ErrNilLimiter, a zero answer or a no-op),
+// never with a panic.
 type Limiter struct {
 	name    string
 	cfg     Config
@@ -60,7 +64,7 @@ func New(name string, cfg Config) (*Limiter, error) {
 
 // Name returns the name given to New, or "" for a nil l.
 func (l *Limiter) Name() string {
-	if l == nil {
+	if l.unset() {
 		return ""
 	}
 	return l.name
@@ -69,7 +73,7 @@ func (l *Limiter) Name() string {
 // Config returns the configuration given to New with its defaults filled in, or the zero
 // Config for a nil l.
 func (l *Limiter) Config() Config {
-	if l == nil {
+	if l.unset() {
 		return Config{}
 	}
 	return l.cfg
@@ -128,3 +132,7 @@ func (l *Limiter) publish(t EventType, limit int) {
 		l.events.Publish(Event{Name: l.name, Type: t, Time: time.Now(), Limit: limit})
 	}
 }
+
+// unset reports whether l is nil or a zero Limiter that New never built: every exported
+// method answers both as it answers nil.
+func (l *Limiter) unset() bool { return l == nil || l.fullErr == nil }

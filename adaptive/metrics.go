@@ -21,7 +21,7 @@ type Metrics struct {
 
 // Metrics returns a snapshot of l, or the zero Metrics for a nil l.
 func (l *Limiter) Metrics() Metrics {
-	if l == nil {
+	if l.unset() {
 		return Metrics{}
 	}
 	l.mu.Lock()

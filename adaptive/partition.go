@@ -58,6 +58,10 @@ const DefaultMaxDelayedCalls = 100
 // every partition's calls. Netflix's example: live 0.9, batch 0.1.
 //
 // It is safe for concurrent use. Create it with NewPartitioned.
+//
+// Build one with New. The zero value, like nil, is not usable: every method and function
+// answers it exactly as it answers a nil pointer (ErrNilLimiter, a zero answer or a no-op),
+// never with a panic.
 type PartitionedLimiter struct {
 	name     string
 	cfg      PartitionedConfig
@@ -170,7 +174,7 @@ func (l *PartitionedLimiter) sharesLocked() {
 
 // Name returns the name given to NewPartitioned, or "" for a nil l.
 func (l *PartitionedLimiter) Name() string {
-	if l == nil {
+	if l.unset() {
 		return ""
 	}
 	return l.name
@@ -178,7 +182,7 @@ func (l *PartitionedLimiter) Name() string {
 
 // Config returns the configuration given to NewPartitioned with its defaults filled in.
 func (l *PartitionedLimiter) Config() PartitionedConfig {
-	if l == nil {
+	if l.unset() {
 		return PartitionedConfig{}
 	}
 	return l.cfg
@@ -209,7 +213,7 @@ func PartitionFrom(ctx context.Context) string {
 // When ctx has ended it returns ctx's error. End the permit as a Limiter's. A nil l returns
 // ErrNilLimiter. Neither an admission nor an immediate refusal allocates.
 func (l *PartitionedLimiter) Acquire(ctx context.Context) (Permit, error) {
-	if l == nil {
+	if l.unset() {
 		return Permit{}, ErrNilLimiter
 	}
 	ctx = safe.Ctx(ctx)
@@ -218,7 +222,7 @@ func (l *PartitionedLimiter) Acquire(ctx context.Context) (Permit, error) {
 
 // AcquirePartition is Acquire for the partition named partition, whatever ctx names.
 func (l *PartitionedLimiter) AcquirePartition(ctx context.Context, partition string) (Permit, error) {
-	if l == nil {
+	if l.unset() {
 		return Permit{}, ErrNilLimiter
 	}
 	ctx = safe.Ctx(ctx)
@@ -352,7 +356,7 @@ func (l *PartitionedLimiter) IsKeyed() bool { return l != nil && l.keyed }
 // Metrics returns a snapshot of l (it allocates the Partitions slice), or the zero value for
 // a nil l.
 func (l *PartitionedLimiter) Metrics() PartitionedMetrics {
-	if l == nil {
+	if l.unset() {
 		return PartitionedMetrics{}
 	}
 	l.mu.Lock()
@@ -366,3 +370,7 @@ func (l *PartitionedLimiter) Metrics() PartitionedMetrics {
 	}
 	return m
 }
+
+// unset reports whether l is nil or a zero PartitionedLimiter that New never built: every exported
+// method answers both as it answers nil.
+func (l *PartitionedLimiter) unset() bool { return l == nil || l.fullErr == nil }

@@ -13,7 +13,7 @@ import (
 // allocates nothing.
 func ExecutePartitioned[T any](ctx context.Context, l *PartitionedLimiter, call func(context.Context) (T, error)) (T, error) {
 	var zero T
-	if l == nil {
+	if l.unset() {
 		return zero, ErrNilLimiter
 	}
 	if call == nil {
@@ -52,7 +52,7 @@ func runPermit[T any](ctx context.Context, p Permit, call func(context.Context) 
 // ExecutePartitioned(ctx, l, next), the partition read from the call's context. A nil l
 // returns a nil Decorator, which With skips.
 func PartitionedDecorator[T any](l *PartitionedLimiter) func(ctx context.Context, next func(context.Context) (T, error)) (T, error) {
-	if l == nil {
+	if l.unset() {
 		return nil
 	}
 	return func(ctx context.Context, next func(context.Context) (T, error)) (T, error) {
@@ -64,7 +64,7 @@ func PartitionedDecorator[T any](l *PartitionedLimiter) func(ctx context.Context
 // ExecutePrioritized(ctx, p, l, next), the level read from the call's context. A nil l
 // returns a nil Decorator, which With skips; a nil p is Decorator(l).
 func PrioritizedDecorator[T any](p *Prioritizer, l *Limiter) func(ctx context.Context, next func(context.Context) (T, error)) (T, error) {
-	if l == nil {
+	if l.unset() {
 		return nil
 	}
 	return func(ctx context.Context, next func(context.Context) (T, error)) (T, error) {

@@ -125,7 +125,7 @@ type KeyedMetrics struct {
 // KeyedMetrics returns a snapshot of a limiter of NewKeyed (the zero value for another or a
 // nil l). It allocates nothing.
 func (l *PartitionedLimiter) KeyedMetrics() KeyedMetrics {
-	if l == nil || !l.keyed {
+	if l.unset() || !l.keyed {
 		return KeyedMetrics{}
 	}
 	l.mu.Lock()
@@ -139,7 +139,7 @@ func (l *PartitionedLimiter) KeyedMetrics() KeyedMetrics {
 // MaxKeys returns KeyedConfig.MaxKeys of a limiter of NewKeyed, the bound on
 // KeyedMetrics.Keys; 0 for one of NewPartitioned or a nil l.
 func (l *PartitionedLimiter) MaxKeys() int {
-	if l == nil || !l.keyed {
+	if l.unset() || !l.keyed {
 		return 0
 	}
 	return l.maxKeys

@@ -35,7 +35,7 @@ type Permit struct {
 // context.Background(); a nil l returns ErrNilLimiter. It publishes CALL_PERMITTED or
 // CALL_REJECTED. Neither the admission nor the rejection allocates; a caller that queues does.
 func (l *Limiter) Acquire(ctx context.Context) (Permit, error) {
-	if l == nil {
+	if l.unset() {
 		return Permit{}, ErrNilLimiter
 	}
 	ctx = safe.Ctx(ctx)
@@ -108,7 +108,7 @@ func (p Permit) end(kind sampleKind) {
 		return
 	}
 	l := p.l
-	if l == nil {
+	if l.unset() {
 		return
 	}
 	l.mu.Lock()

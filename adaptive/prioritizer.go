@@ -83,6 +83,10 @@ func (e *ShedError) LeveeRejection() bool { return true }
 // need MaxQueued > 0: without a queue there is nothing to measure and nothing to shed, the
 // limiter refuses whoever finds it full. It is safe for concurrent use; create it with
 // NewPrioritizer.
+//
+// Build one with New. The zero value, like nil, is not usable: every method and function
+// answers it exactly as it answers a nil pointer (ErrNilLimiter, a zero answer or a no-op),
+// never with a panic.
 type Prioritizer struct {
 	name    string
 	cfg     PrioritizerConfig
@@ -139,7 +143,7 @@ func NewPrioritizer(name string, cfg PrioritizerConfig) (*Prioritizer, error) {
 
 // Name returns the name given to NewPrioritizer, or "" for a nil p.
 func (p *Prioritizer) Name() string {
-	if p == nil {
+	if p.unset() {
 		return ""
 	}
 	return p.name
@@ -147,7 +151,7 @@ func (p *Prioritizer) Name() string {
 
 // Config returns the configuration with its defaults filled in.
 func (p *Prioritizer) Config() PrioritizerConfig {
-	if p == nil {
+	if p.unset() {
 		return PrioritizerConfig{}
 	}
 	return p.cfg
@@ -156,7 +160,7 @@ func (p *Prioritizer) Config() PrioritizerConfig {
 // Register adds limiters to those whose queues the calibration sums. A limiter registered
 // twice counts once; nil ones are skipped.
 func (p *Prioritizer) Register(limiters ...*Limiter) {
-	if p == nil {
+	if p.unset() {
 		return
 	}
 	p.mu.Lock()
@@ -254,10 +258,10 @@ func (p *Prioritizer) shed(level priority.Level, r float64) bool {
 // nil p is l.Acquire(ctx); a nil l returns ErrNilLimiter. It allocates nothing unless it
 // queues.
 func (p *Prioritizer) Acquire(ctx context.Context, l *Limiter) (Permit, error) {
-	if l == nil {
+	if l.unset() {
 		return Permit{}, ErrNilLimiter
 	}
-	if p == nil {
+	if p.unset() {
 		return l.Acquire(ctx)
 	}
 	ctx = safe.Ctx(ctx)
@@ -296,7 +300,7 @@ func (p *Prioritizer) Acquire(ctx context.Context, l *Limiter) (Permit, error) {
 // call returns levee.ErrNilCall without taking a permit.
 func ExecutePrioritized[T any](ctx context.Context, p *Prioritizer, l *Limiter, call func(context.Context) (T, error)) (T, error) {
 	var zero T
-	if l == nil {
+	if l.unset() {
 		return zero, ErrNilLimiter
 	}
 	if call == nil {
@@ -334,7 +338,7 @@ type PrioritizerMetrics struct {
 // Metrics returns a snapshot of p, or the zero value for a nil p. It allocates nothing.
 func (p *Prioritizer) Metrics() PrioritizerMetrics {
 	var m PrioritizerMetrics
-	if p == nil {
+	if p.unset() {
 		return m
 	}
 	m.RejectionRate = float64(p.shared.Load()) / 1e9
@@ -354,7 +358,7 @@ func (p *Prioritizer) Metrics() PrioritizerMetrics {
 // priority.Critical.MinLevel(), since critical calls are never shed (a call's own limiter may
 // call for a higher rate, and so shed more, than the calibrated one). 0 for a nil p.
 func (p *Prioritizer) RejectionThreshold() priority.Level {
-	if p == nil {
+	if p.unset() {
 		return 0
 	}
 	r := float64(p.shared.Load()) / 1e9
@@ -364,3 +368,7 @@ func (p *Prioritizer) RejectionThreshold() priority.Level {
 	}
 	return t
 }
+
+// unset reports whether p is nil or a zero Prioritizer that New never built: every exported
+// method answers both as it answers nil.
+func (p *Prioritizer) unset() bool { return p == nil || p.shedErr[0] == nil }

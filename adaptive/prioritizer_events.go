@@ -56,7 +56,7 @@ type PrioritizerEvent struct {
 // (it may call p), and must be quick. Events are built only while someone subscribes. A nil
 // p subscribes nothing.
 func (p *Prioritizer) Subscribe(fn func(PrioritizerEvent)) (unsubscribe func()) {
-	if p == nil || fn == nil {
+	if p.unset() || fn == nil {
 		return func() {}
 	}
 	return p.events.Subscribe(fn)
@@ -65,7 +65,7 @@ func (p *Prioritizer) Subscribe(fn func(PrioritizerEvent)) (unsubscribe func()) 
 // Events returns a channel that receives p's events, in publication order, and a function
 // counting the events dropped so far, as Limiter.Events. A nil p returns a closed channel.
 func (p *Prioritizer) Events(ctx context.Context, buffer int) (events <-chan PrioritizerEvent, dropped func() uint64) {
-	if p == nil {
+	if p.unset() {
 		return event.Closed[PrioritizerEvent]()
 	}
 	return p.events.Chan(ctx, buffer, nil)
@@ -73,7 +73,7 @@ func (p *Prioritizer) Events(ctx context.Context, buffer int) (events <-chan Pri
 
 // EventSeq returns p's events as an iterator, as Limiter.EventSeq. A nil p yields nothing.
 func (p *Prioritizer) EventSeq(ctx context.Context, buffer int) (seq iter.Seq[PrioritizerEvent], dropped func() uint64) {
-	if p == nil {
+	if p.unset() {
 		return event.Empty[PrioritizerEvent]()
 	}
 	return p.events.Seq(ctx, buffer, nil)

@@ -26,6 +26,10 @@ import (
 // seconds) is a duration since the breaker's epoch, the instant New ran, read from the
 // monotonic clock; the wall clock only stamps events. Create one with New; the zero value is
 // not usable.
+//
+// Build one with New. The zero value, like nil, is not usable: every method and function
+// answers it exactly as it answers a nil pointer (ErrNilCircuitBreaker, a zero answer or a no-op),
+// never with a panic.
 type CircuitBreaker struct {
 	name  string
 	epoch time.Time // with a monotonic reading: now() never reads the wall clock
@@ -160,7 +164,7 @@ func New(name string, cfg Config) (*CircuitBreaker, error) {
 // logger keeps its one consumer, another one takes its place, and nil stops the logging. A
 // nil cb returns ErrNilCircuitBreaker.
 func (cb *CircuitBreaker) ChangeConfig(cfg Config) error {
-	if cb == nil {
+	if cb.unset() {
 		return ErrNilCircuitBreaker
 	}
 	set, err := compile(cfg)
@@ -209,7 +213,7 @@ func (cb *CircuitBreaker) after(d time.Duration) time.Duration {
 
 // Name returns the name given to New, or "" for a nil cb.
 func (cb *CircuitBreaker) Name() string {
-	if cb == nil {
+	if cb.unset() {
 		return ""
 	}
 	return cb.name
@@ -219,7 +223,7 @@ func (cb *CircuitBreaker) Name() string {
 // wait has ended stays OPEN until a permission request (or the automatic timer) moves it, as
 // Resilience4j's getState. A nil cb reports the zero State.
 func (cb *CircuitBreaker) State() State {
-	if cb == nil {
+	if cb.unset() {
 		return 0
 	}
 	return cb.state.Load().kind
@@ -230,7 +234,7 @@ func (cb *CircuitBreaker) State() State {
 // too unless it started before the last ChangeConfig (see ChangeConfig). The slices are
 // copies. The zero Config for a nil cb.
 func (cb *CircuitBreaker) Config() Config {
-	if cb == nil {
+	if cb.unset() {
 		return Config{}
 	}
 	c := cb.settings.Load().cfg
@@ -257,7 +261,7 @@ func (cb *CircuitBreaker) Config() Config {
 // OPEN wait: a timer marks that second, and the clock decides only within it. Acquire returns
 // ErrNilCircuitBreaker for a nil cb.
 func (cb *CircuitBreaker) Acquire() (Permit, error) {
-	if cb == nil {
+	if cb.unset() {
 		return Permit{}, ErrNilCircuitBreaker
 	}
 	p, ok := cb.acquire()
@@ -330,7 +334,7 @@ func (cb *CircuitBreaker) notPermitted(st *circuitState) error {
 // once the wait has ended, and for a nil cb. It never moves the breaker. Resilience4j has no
 // counterpart; stream consumers use it to wait for the breaker instead of polling it.
 func (cb *CircuitBreaker) RemainingWaitInOpenState() time.Duration {
-	if cb == nil {
+	if cb.unset() {
 		return 0
 	}
 	st := cb.state.Load()
@@ -342,3 +346,7 @@ func (cb *CircuitBreaker) RemainingWaitInOpenState() time.Duration {
 	}
 	return 0
 }
+
+// unset reports whether cb is nil or a zero CircuitBreaker that New never built: every exported
+// method answers both as it answers nil.
+func (cb *CircuitBreaker) unset() bool { return cb == nil || cb.state.Load() == nil }

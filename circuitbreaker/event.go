@@ -117,7 +117,7 @@ func (e Event) message() string {
 // FORCED_OPEN, as in Resilience4j. A failing call that opens the breaker publishes ERROR,
 // then FAILURE_RATE_EXCEEDED and/or SLOW_CALL_RATE_EXCEEDED, then STATE_TRANSITION.
 func (cb *CircuitBreaker) Subscribe(fn func(Event)) (unsubscribe func()) {
-	if cb == nil {
+	if cb.unset() {
 		return func() {}
 	}
 	return cb.events.Subscribe(fn)
@@ -137,7 +137,7 @@ func (cb *CircuitBreaker) Subscribe(fn func(Event)) (unsubscribe func()) {
 // histograms are in CallStats, read when needed, without any subscription. Config.Logger and
 // OnStateChange subscribe that way.
 func (cb *CircuitBreaker) SubscribeTypes(fn func(Event), types ...EventType) (unsubscribe func()) {
-	if cb == nil {
+	if cb.unset() {
 		return func() {}
 	}
 	var kinds uint64
@@ -167,7 +167,7 @@ const loggedEvents = 1<<EventStateTransition | 1<<EventReset | 1<<EventFailureRa
 // be received. With a ctx that is never done the subscription lasts as long as the breaker.
 // A nil cb returns a closed channel and a count of 0.
 func (cb *CircuitBreaker) Events(ctx context.Context, buffer int) (events <-chan Event, dropped func() uint64) {
-	if cb == nil {
+	if cb.unset() {
 		ch := make(chan Event)
 		close(ch)
 		return ch, func() uint64 { return 0 }
@@ -184,7 +184,7 @@ func (cb *CircuitBreaker) Events(ctx context.Context, buffer int) (events <-chan
 // body breaks or ctx is done; then the loop ends after the events already buffered.
 // A nil cb yields nothing.
 func (cb *CircuitBreaker) EventSeq(ctx context.Context, buffer int) (seq iter.Seq[Event], dropped func() uint64) {
-	if cb == nil {
+	if cb.unset() {
 		return func(func(Event) bool) {}, func() uint64 { return 0 }
 	}
 	return cb.events.Seq(ctx, buffer, cb.initialEvent)
@@ -205,7 +205,7 @@ func (cb *CircuitBreaker) initialEvent() (Event, bool) {
 // transition, whose event comes once fn has returned); a panic in fn is recovered.
 // A nil fn or a nil cb registers nothing.
 func (cb *CircuitBreaker) OnStateChange(fn func(from, to State)) (unsubscribe func()) {
-	if cb == nil || fn == nil {
+	if cb.unset() || fn == nil {
 		return func() {}
 	}
 	return cb.events.SubscribeKinds(func(e Event) {

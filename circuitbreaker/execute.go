@@ -41,6 +41,9 @@ func Execute[T any](ctx context.Context, cb *CircuitBreaker, call func(context.C
 	// CLOSED, by far the most common state, is decided inline, and the permit's fields are set
 	// one by one rather than copied from acquire's result.
 	before := cb.state.Load()
+	if before == nil { // a zero CircuitBreaker that New never built answers as nil
+		return v, ErrNilCircuitBreaker
+	}
 	var p Permit
 	if before.kind == Closed {
 		p.cb, p.st = cb, before

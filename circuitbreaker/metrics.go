@@ -50,7 +50,7 @@ type Metrics struct {
 // moves it to the current second first, as Resilience4j. It never changes the state. A nil cb
 // returns the zero Metrics.
 func (cb *CircuitBreaker) Metrics() Metrics {
-	if cb == nil {
+	if cb.unset() {
 		return Metrics{}
 	}
 	st := cb.state.Load()

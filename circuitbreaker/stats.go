@@ -122,7 +122,7 @@ func (k *kindStats) snapshot(now time.Duration) CallDurations {
 // read after them. It allocates nothing and never moves the breaker. A nil cb returns the zero
 // CallStats.
 func (cb *CircuitBreaker) CallStats() CallStats {
-	if cb == nil {
+	if cb.unset() {
 		return CallStats{}
 	}
 	now := cb.now()

@@ -59,7 +59,7 @@ func (cb *CircuitBreaker) openToHalfOpen(s *circuitState) {
 // state changed meanwhile. A move to the same state installs a fresh period silently. Every
 // TransitionToXxxState method returns ErrNilCircuitBreaker for a nil cb, from here.
 func (cb *CircuitBreaker) transition(to State, next func(cur *circuitState) *circuitState) error {
-	if cb == nil {
+	if cb.unset() {
 		return ErrNilCircuitBreaker
 	}
 	for {
@@ -139,7 +139,7 @@ func (cb *CircuitBreaker) TransitionToForcedOpenState() error {
 // table, as Resilience4j's reset: it publishes STATE_TRANSITION when the state was not CLOSED,
 // then RESET. On a nil cb it does nothing.
 func (cb *CircuitBreaker) Reset() {
-	if cb == nil {
+	if cb.unset() {
 		return
 	}
 	next := cb.newClosed()

@@ -58,7 +58,7 @@ type Event struct {
 // every lock of the limiter (it may call the limiter); it should be quick. When nobody
 // subscribes, no event is built.
 func (rl *RateLimiter) Subscribe(fn func(Event)) (unsubscribe func()) {
-	if rl == nil {
+	if rl.unset() {
 		return func() {}
 	}
 	return rl.events.Subscribe(fn)
@@ -72,7 +72,7 @@ func (rl *RateLimiter) Subscribe(fn func(Event)) (unsubscribe func()) {
 // a ctx that is never done the subscription lasts as long as rl. A nil rl returns a closed
 // channel and a count of 0.
 func (rl *RateLimiter) Events(ctx context.Context, buffer int) (events <-chan Event, dropped func() uint64) {
-	if rl == nil {
+	if rl.unset() {
 		return event.Closed[Event]()
 	}
 	return rl.events.Chan(ctx, buffer, nil)
@@ -85,7 +85,7 @@ func (rl *RateLimiter) Events(ctx context.Context, buffer int) (events <-chan Ev
 // body), and unsubscribes when the loop body breaks or ctx is done; the loop then ends after
 // the events already buffered. A nil rl yields nothing.
 func (rl *RateLimiter) EventSeq(ctx context.Context, buffer int) (seq iter.Seq[Event], dropped func() uint64) {
-	if rl == nil {
+	if rl.unset() {
 		return event.Empty[Event]()
 	}
 	return rl.events.Seq(ctx, buffer, nil)

@@ -21,7 +21,7 @@ import (
 // DrainPermissionsOnResult is nil, Execute allocates nothing unless it has to wait.
 func Execute[T any](ctx context.Context, rl *RateLimiter, call func(context.Context) (T, error)) (T, error) {
 	var zero T
-	if rl == nil {
+	if rl.unset() {
 		return zero, ErrNilRateLimiter
 	}
 	if call == nil {

@@ -20,7 +20,7 @@ type Metrics struct {
 
 // Metrics returns a snapshot of the limiter's state now.
 func (rl *RateLimiter) Metrics() Metrics {
-	if rl == nil {
+	if rl.unset() {
 		return Metrics{}
 	}
 	v := rl.look()

@@ -18,6 +18,10 @@ import (
 // counted from its creation, as Resilience4j's AtomicRateLimiter (see the package comment for
 // the model and for levee's differences). It is safe for concurrent use and meant to be shared
 // by every call to the dependency it protects, whatever their result types. Create it with New.
+//
+// Build one with New. The zero value, like nil, is not usable: every method and function
+// answers it exactly as it answers a nil pointer (ErrNilRateLimiter, a zero answer or a no-op),
+// never with a panic.
 type RateLimiter struct {
 	// Every acquire reads the fields up to events and swaps state. state has a cache line of
 	// its own, so that a swap on one core does not evict the fields the other cores only read:
@@ -73,7 +77,7 @@ func New(name string, cfg Config) (*RateLimiter, error) {
 
 // Name returns the limiter's name.
 func (rl *RateLimiter) Name() string {
-	if rl == nil {
+	if rl.unset() {
 		return ""
 	}
 	return rl.name
@@ -83,7 +87,7 @@ func (rl *RateLimiter) Name() string {
 // ChangeLimitForPeriod and ChangeTimeoutDuration applied. A timeout of zero is reported as
 // NoWait, so that the result can be passed to New again.
 func (rl *RateLimiter) Config() Config {
-	if rl == nil {
+	if rl.unset() {
 		return Config{}
 	}
 	rl.mu.Lock()
@@ -117,7 +121,7 @@ func (rl *RateLimiter) Config() Config {
 // ErrInvalidPermits. A nil ctx is Background. A SuccessfulAcquire or FailedAcquire event
 // reports the outcome. Taking a free permission reads the clock once and allocates nothing.
 func (rl *RateLimiter) AcquirePermission(ctx context.Context, n int) error {
-	if rl == nil {
+	if rl.unset() {
 		return ErrNilRateLimiter
 	}
 	ctx = safe.Ctx(ctx)
@@ -184,7 +188,7 @@ func (rl *RateLimiter) await(ctx context.Context, g grant, n int) error {
 // error. A reservation cannot be given back. It publishes SuccessfulAcquire (with the wait) or
 // FailedAcquire at once.
 func (rl *RateLimiter) ReservePermission(n int) (time.Duration, error) {
-	if rl == nil {
+	if rl.unset() {
 		return 0, ErrNilRateLimiter
 	}
 	g, err := rl.take(int64(n), nil)
@@ -203,7 +207,7 @@ func (rl *RateLimiter) ReservePermission(n int) (time.Duration, error) {
 // full again. Reservations already made are kept: their callers proceed in their cycles. It
 // publishes a Drained event whose Permits is the number of permissions removed.
 func (rl *RateLimiter) DrainPermissions() {
-	if rl == nil {
+	if rl.unset() {
 		return
 	}
 	drained := rl.drainCycle()
@@ -254,7 +258,7 @@ func (rl *RateLimiter) drains(result any, err error) (drain bool) {
 // keep n × (TimeoutDuration/LimitRefreshPeriod + 2) within MaxReservablePermissions; otherwise
 // the error names LimitForPeriod and nothing changes.
 func (rl *RateLimiter) ChangeLimitForPeriod(n int) error {
-	if rl == nil {
+	if rl.unset() {
 		return ErrNilRateLimiter
 	}
 	if err := checkLimit(n); err != nil {
@@ -276,7 +280,7 @@ func (rl *RateLimiter) ChangeLimitForPeriod(n int) error {
 // names TimeoutDuration when d is negative (other than NoWait) or would exceed
 // MaxReservablePermissions, and nothing changes. Resilience4j's changeTimeoutDuration.
 func (rl *RateLimiter) ChangeTimeoutDuration(d time.Duration) error {
-	if rl == nil {
+	if rl.unset() {
 		return ErrNilRateLimiter
 	}
 	if err := checkTimeout(d); err != nil {
@@ -290,3 +294,7 @@ func (rl *RateLimiter) ChangeTimeoutDuration(d time.Duration) error {
 	rl.timeout.Store(timeoutNanos(d))
 	return nil
 }
+
+// unset reports whether rl is nil or a zero RateLimiter that New never built: every exported
+// method answers both as it answers nil.
+func (rl *RateLimiter) unset() bool { return rl == nil || rl.epoch.Load() == nil }

@@ -64,7 +64,7 @@ const (
 // makes its deposit in Config.Budget. On a nil *Retry it returns the zero Context, which does
 // nothing.
 func (r *Retry) NewContext() Context {
-	if r == nil {
+	if r.unset() {
 		return Context{}
 	}
 	s := r.settings.Load()
@@ -100,7 +100,7 @@ func (c *Context) Attempts() int { return c.attempts }
 // removed (IGNORED_ERROR). A nil err records nothing and returns false.
 func (c *Context) OnError(err error) (wait time.Duration, retry bool) {
 	r := c.r
-	if r == nil || c.state != running || err == nil {
+	if r.unset() || c.state != running || err == nil {
 		return 0, false
 	}
 	r.totalCalls.Add(1)
@@ -157,7 +157,7 @@ func (c *Context) OnError(err error) (wait time.Duration, retry bool) {
 // Without a RetryOnResultPredicate it returns false at once.
 func (c *Context) OnResult(result any) (wait time.Duration, retry bool) {
 	r := c.r
-	if r == nil || c.state != running || c.s.config.RetryOnResultPredicate == nil {
+	if r.unset() || c.state != running || c.s.config.RetryOnResultPredicate == nil {
 		return 0, false
 	}
 	match, perr := c.matchResult(result)
@@ -207,7 +207,7 @@ func (c *Context) OnResult(result any) (wait time.Duration, retry bool) {
 // otherwise the caller returns the result as it is.
 func (c *Context) OnSuccess() {
 	r := c.r
-	if r == nil || c.state == stopped {
+	if r.unset() || c.state == stopped {
 		return
 	}
 	r.totalCalls.Add(1)

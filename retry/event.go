@@ -72,7 +72,7 @@ type Event struct {
 // so it may use r; a panic in fn is recovered. Events are only built while someone subscribes,
 // so an unobserved Retry pays one atomic load per would-be event.
 func (r *Retry) Subscribe(fn func(Event)) (unsubscribe func()) {
-	if r == nil {
+	if r.unset() {
 		return func() {}
 	}
 	return r.events.Subscribe(fn)
@@ -86,7 +86,7 @@ func (r *Retry) Subscribe(fn func(Event)) (unsubscribe func()) {
 // a ctx that is never done the subscription lasts as long as r. A nil r returns a closed
 // channel and a count of 0.
 func (r *Retry) Events(ctx context.Context, buffer int) (events <-chan Event, dropped func() uint64) {
-	if r == nil {
+	if r.unset() {
 		return event.Closed[Event]()
 	}
 	return r.events.Chan(ctx, buffer, nil)
@@ -99,7 +99,7 @@ func (r *Retry) Events(ctx context.Context, buffer int) (events <-chan Event, dr
 // body), and unsubscribes when the loop body breaks or ctx is done; the loop then ends after
 // the events already buffered. A nil r yields nothing.
 func (r *Retry) EventSeq(ctx context.Context, buffer int) (seq iter.Seq[Event], dropped func() uint64) {
-	if r == nil {
+	if r.unset() {
 		return event.Empty[Event]()
 	}
 	return r.events.Seq(ctx, buffer, nil)

@@ -69,7 +69,7 @@ func Execute[T any](ctx context.Context, r *Retry, call func(context.Context) (T
 // TimeLimiter inside the retry, so that no retry starts an attempt its time limit says cannot
 // finish before the caller's deadline. A zero or negative attempt is Execute.
 func ExecuteExpecting[T any](ctx context.Context, r *Retry, attempt time.Duration, call func(context.Context) (T, error)) (T, error) {
-	if r == nil {
+	if r.unset() {
 		var zero T
 		return zero, ErrNilRetry
 	}

@@ -23,7 +23,7 @@ type Metrics struct {
 // Metrics returns a snapshot of the counters. The counters are read one by one without a lock,
 // so a snapshot taken while calls run may be mid-update across fields.
 func (r *Retry) Metrics() Metrics {
-	if r == nil {
+	if r.unset() {
 		return Metrics{}
 	}
 	return Metrics{

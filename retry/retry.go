@@ -164,6 +164,10 @@ func DefaultConfig() Config {
 // keeps its attempt count in its own Context, and Retry itself holds only a pointer to the
 // immutable compiled config (replaced whole by ChangeConfig), atomic counters and the event
 // subscribers.
+//
+// Build one with New. The zero value, like nil, is not usable: every method and function
+// answers it exactly as it answers a nil pointer (ErrNilRetry, a zero answer or a no-op),
+// never with a panic.
 type Retry struct {
 	name     string
 	settings atomic.Pointer[settings]
@@ -229,7 +233,7 @@ func New(name string, cfg Config) (*Retry, error) {
 // replaced as Bulkhead.ChangeConfig replaces it: the same logger keeps its one consumer,
 // another one takes its place, and nil stops the logging. A nil r returns ErrNilRetry.
 func (r *Retry) ChangeConfig(cfg Config) error {
-	if r == nil {
+	if r.unset() {
 		return ErrNilRetry
 	}
 	st, err := compile(cfg)
@@ -336,7 +340,7 @@ func compileErrors(field string, entries []error) (errmatch.List, error) {
 
 // Name returns the name given to New.
 func (r *Retry) Name() string {
-	if r == nil {
+	if r.unset() {
 		return ""
 	}
 	return r.name
@@ -346,7 +350,7 @@ func (r *Retry) Name() string {
 // in: MaxAttempts is never zero, nor is WaitDuration unless an interval function is set. The
 // slices are copies, and New and ChangeConfig accept the result.
 func (r *Retry) Config() Config {
-	if r == nil {
+	if r.unset() {
 		return Config{}
 	}
 	c := r.settings.Load().config
@@ -385,3 +389,7 @@ func (r *settings) interval(attempt int, err error, result any) time.Duration {
 		return r.waitDuration
 	}
 }
+
+// unset reports whether r is nil or a zero Retry that New never built: every exported
+// method answers both as it answers nil.
+func (r *Retry) unset() bool { return r == nil || r.settings.Load() == nil }

@@ -51,7 +51,7 @@ type Event struct {
 // subscribes, so an unobserved throttler pays one atomic load per call. A nil t subscribes
 // nothing.
 func (t *Throttler) Subscribe(fn func(Event)) (unsubscribe func()) {
-	if t == nil || fn == nil {
+	if t.unset() || fn == nil {
 		return func() {}
 	}
 	return t.events.Subscribe(fn)
@@ -62,7 +62,7 @@ func (t *Throttler) Subscribe(fn func(Event)) (unsubscribe func()) {
 // 65536 as 65536), an event finding it full is discarded and counted, no goroutine serves the
 // channel, and it is closed when ctx is done. A nil t returns a closed channel.
 func (t *Throttler) Events(ctx context.Context, buffer int) (events <-chan Event, dropped func() uint64) {
-	if t == nil {
+	if t.unset() {
 		return event.Closed[Event]()
 	}
 	return t.events.Chan(ctx, buffer, nil)
@@ -71,7 +71,7 @@ func (t *Throttler) Events(ctx context.Context, buffer int) (events <-chan Event
 // EventSeq returns t's events as an iterator, and a function counting the events its
 // iterations dropped so far, as Events. A nil t yields nothing.
 func (t *Throttler) EventSeq(ctx context.Context, buffer int) (seq iter.Seq[Event], dropped func() uint64) {
-	if t == nil {
+	if t.unset() {
 		return event.Empty[Event]()
 	}
 	return t.events.Seq(ctx, buffer, nil)

@@ -14,7 +14,7 @@ import (
 // and a nil t returns ErrNilThrottler.
 func Execute[T any](ctx context.Context, t *Throttler, call func(context.Context) (T, error)) (T, error) {
 	var zero T
-	if t == nil {
+	if t.unset() {
 		return zero, ErrNilThrottler
 	}
 	if call == nil {
@@ -46,7 +46,7 @@ func Execute[T any](ctx context.Context, t *Throttler, call func(context.Context
 // one request; a refusal is a levee rejection Retry does not retry by default. A nil t
 // returns a nil Decorator, which With skips.
 func Decorator[T any](t *Throttler) func(ctx context.Context, next func(context.Context) (T, error)) (T, error) {
-	if t == nil {
+	if t.unset() {
 		return nil
 	}
 	return func(ctx context.Context, next func(context.Context) (T, error)) (T, error) {

@@ -17,6 +17,10 @@ import (
 // the requests it sent and those the backend accepted over a sliding window (see the package
 // comment). It is safe for concurrent use and serves calls of any result type. Create it with
 // New; the zero value is not usable.
+//
+// Build one with New. The zero value, like nil, is not usable: every method and function
+// answers it exactly as it answers a nil pointer (ErrNilThrottler, a zero answer or a no-op),
+// never with a panic.
 type Throttler struct {
 	name     string
 	cfg      Config
@@ -70,7 +74,7 @@ func New(name string, cfg Config) (*Throttler, error) {
 
 // Name returns the name given to New, or "" for a nil t.
 func (t *Throttler) Name() string {
-	if t == nil {
+	if t.unset() {
 		return ""
 	}
 	return t.name
@@ -79,7 +83,7 @@ func (t *Throttler) Name() string {
 // Config returns the configuration given to New with its defaults filled in, or the zero
 // Config for a nil t.
 func (t *Throttler) Config() Config {
-	if t == nil {
+	if t.unset() {
 		return Config{}
 	}
 	return t.cfg
@@ -114,7 +118,7 @@ func (t *Throttler) probabilityLocked() float64 {
 // RejectionProbability returns the probability with which a call would be refused now:
 // max(0, (requests − K × accepts) / (requests + 1)) over the window. 0 for a nil t.
 func (t *Throttler) RejectionProbability() float64 {
-	if t == nil {
+	if t.unset() {
 		return 0
 	}
 	t.mu.Lock()
@@ -129,7 +133,7 @@ func (t *Throttler) RejectionProbability() float64 {
 // A refusal is not counted in the window. A nil t returns ErrNilThrottler. It allocates
 // nothing.
 func (t *Throttler) Acquire() (Permit, error) {
-	if t == nil {
+	if t.unset() {
 		return Permit{}, ErrNilThrottler
 	}
 	t.mu.Lock()
@@ -209,7 +213,7 @@ func (t *Throttler) rejectedByBackend(err error) bool {
 
 func (p Permit) record(accepted bool) {
 	t := p.t
-	if t == nil {
+	if t.unset() {
 		return
 	}
 	t.mu.Lock()
@@ -238,7 +242,7 @@ type Metrics struct {
 
 // Metrics returns a snapshot of t, or the zero Metrics for a nil t.
 func (t *Throttler) Metrics() Metrics {
-	if t == nil {
+	if t.unset() {
 		return Metrics{}
 	}
 	t.mu.Lock()
@@ -250,3 +254,7 @@ func (t *Throttler) Metrics() Metrics {
 		Permitted:            t.permitted.Load(), Throttled: t.throttled.Load(),
 	}
 }
+
+// unset reports whether t is nil or a zero Throttler that New never built: every exported
+// method answers both as it answers nil.
+func (t *Throttler) unset() bool { return t == nil || t.errFull == nil }

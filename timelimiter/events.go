@@ -49,7 +49,7 @@ type Event struct {
 // unsubscribes it. fn runs synchronously on the caller's goroutine before Execute returns, and
 // must be quick. Events are built only while someone subscribes.
 func (tl *TimeLimiter) Subscribe(fn func(Event)) (unsubscribe func()) {
-	if tl == nil {
+	if tl.unset() {
 		return func() {}
 	}
 	return tl.events.Subscribe(fn)
@@ -63,7 +63,7 @@ func (tl *TimeLimiter) Subscribe(fn func(Event)) (unsubscribe func()) {
 // a ctx that is never done the subscription lasts as long as tl. A nil tl returns a closed
 // channel and a count of 0.
 func (tl *TimeLimiter) Events(ctx context.Context, buffer int) (events <-chan Event, dropped func() uint64) {
-	if tl == nil {
+	if tl.unset() {
 		return event.Closed[Event]()
 	}
 	return tl.events.Chan(ctx, buffer, nil)
@@ -76,7 +76,7 @@ func (tl *TimeLimiter) Events(ctx context.Context, buffer int) (events <-chan Ev
 // body), and unsubscribes when the loop body breaks or ctx is done; the loop then ends after
 // the events already buffered. A nil tl yields nothing.
 func (tl *TimeLimiter) EventSeq(ctx context.Context, buffer int) (seq iter.Seq[Event], dropped func() uint64) {
-	if tl == nil {
+	if tl.unset() {
 		return event.Empty[Event]()
 	}
 	return tl.events.Seq(ctx, buffer, nil)
@@ -86,7 +86,7 @@ func (tl *TimeLimiter) EventSeq(ctx context.Context, buffer int) (seq iter.Seq[E
 // TimeLimiter.onSuccess: it counts a success and publishes SUCCESS. Execute calls it; operators
 // that enforce the deadline themselves call it too. On a nil tl it does nothing.
 func (tl *TimeLimiter) OnSuccess(d time.Duration) {
-	if tl == nil {
+	if tl.unset() {
 		return
 	}
 	tl.succeeded.Add(1)
@@ -98,7 +98,7 @@ func (tl *TimeLimiter) OnSuccess(d time.Duration) {
 // any other counts a failure and publishes ERROR. A nil err is recorded as a success. On a nil
 // tl it does nothing.
 func (tl *TimeLimiter) OnError(d time.Duration, err error) {
-	if tl == nil {
+	if tl.unset() {
 		return
 	}
 	switch {

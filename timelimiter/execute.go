@@ -38,7 +38,7 @@ import (
 // returns ErrNilTimeLimiter, without starting anything.
 func Execute[T any](ctx context.Context, tl *TimeLimiter, call func(context.Context) (T, error)) (T, error) {
 	var zero T
-	if tl == nil {
+	if tl.unset() {
 		return zero, ErrNilTimeLimiter
 	}
 	if call == nil {

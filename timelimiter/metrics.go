@@ -19,7 +19,7 @@ type Metrics struct {
 
 // Metrics returns a snapshot of tl's counters, each read atomically; zero for a nil tl.
 func (tl *TimeLimiter) Metrics() Metrics {
-	if tl == nil {
+	if tl.unset() {
 		return Metrics{}
 	}
 	return Metrics{

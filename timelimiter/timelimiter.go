@@ -55,6 +55,10 @@ func (c Config) validate() error {
 // TimeLimiter limits the time a caller waits for a call, as Resilience4j's TimeLimiter. It is
 // safe for concurrent use and shared by calls of any result type; it keeps no state per call
 // beyond its counters. Create it with New; the zero value is not usable.
+//
+// Build one with New. The zero value, like nil, is not usable: every method and function
+// answers it exactly as it answers a nil pointer (ErrNilTimeLimiter, a zero answer or a no-op),
+// never with a panic.
 type TimeLimiter struct {
 	name   string
 	config atomic.Pointer[Config] // defaults filled in; never modified once stored
@@ -101,7 +105,7 @@ func New(name string, cfg Config) (*TimeLimiter, error) {
 // one consumer, another one takes its place, and nil stops the logging. A nil tl returns
 // ErrNilTimeLimiter.
 func (tl *TimeLimiter) ChangeConfig(cfg Config) error {
-	if tl == nil {
+	if tl.unset() {
 		return ErrNilTimeLimiter
 	}
 	cfg = cfg.withDefaults()
@@ -130,7 +134,7 @@ func (tl *TimeLimiter) setLoggerLocked(logger *slog.Logger) {
 
 // Name returns the name given to New, or "" for a nil tl.
 func (tl *TimeLimiter) Name() string {
-	if tl == nil {
+	if tl.unset() {
 		return ""
 	}
 	return tl.name
@@ -139,8 +143,12 @@ func (tl *TimeLimiter) Name() string {
 // Config returns the configuration in force (New's, or the last ChangeConfig's), defaults
 // filled in; the zero Config for a nil tl.
 func (tl *TimeLimiter) Config() Config {
-	if tl == nil {
+	if tl.unset() {
 		return Config{}
 	}
 	return *tl.config.Load()
 }
+
+// unset reports whether tl is nil or a zero TimeLimiter that New never built: every exported
+// method answers both as it answers nil.
+func (tl *TimeLimiter) unset() bool { return tl == nil || tl.config.Load() == nil }
