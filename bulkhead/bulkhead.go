@@ -89,7 +89,9 @@ func (c Config) permits() uint64 { return uint64(max(c.MaxConcurrentCalls, 0)) }
 
 // Bulkhead is a semaphore that bounds the number of concurrent calls to one dependency, as
 // Resilience4j's SemaphoreBulkhead. It is safe for concurrent use and is shared by calls of any
-// result type. Create it with New; the zero value is not usable.
+// result type. Build one with New. The zero value, like nil, is not usable: every method and
+// function answers it exactly as it answers a nil pointer (ErrNilBulkhead, a zero answer or a
+// no-op), never with a panic.
 type Bulkhead struct {
 	// Every acquire and release reads the fields up to events and waiting, and swaps state.
 	// state has a cache line of its own, so that a swap on one core does not evict the fields
@@ -143,7 +145,7 @@ func New(name string, cfg Config) (*Bulkhead, error) {
 
 // Name returns the name given to New, or "" for a nil b.
 func (b *Bulkhead) Name() string {
-	if b == nil {
+	if b.unset() {
 		return ""
 	}
 	return b.name
@@ -153,7 +155,7 @@ func (b *Bulkhead) Name() string {
 // applied; a bulkhead of no permits reports NoConcurrentCalls, so that the result can be given
 // to New or ChangeConfig again. A nil b returns the zero Config.
 func (b *Bulkhead) Config() Config {
-	if b == nil {
+	if b.unset() {
 		return Config{}
 	}
 	b.mu.Lock()
@@ -187,3 +189,7 @@ func (b *Bulkhead) setLoggerLocked(logger *slog.Logger) {
 func pack(max, inFlight uint64) uint64 { return max<<32 | inFlight }
 
 func unpack(s uint64) (max, inFlight uint64) { return s >> 32, s & math.MaxUint32 }
+
+// unset reports whether b is nil or was not made by New (the zero value): both are answered
+// alike, never with a panic.
+func (b *Bulkhead) unset() bool { return b == nil || b.fullErr == nil }

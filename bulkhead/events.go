@@ -50,7 +50,7 @@ type Event struct {
 // lock of b (it may call b), and must be quick. Events are built only while someone
 // subscribes, so an unobserved bulkhead pays one atomic load per event.
 func (b *Bulkhead) Subscribe(fn func(Event)) (unsubscribe func()) {
-	if b == nil {
+	if b.unset() {
 		return func() {}
 	}
 	return b.events.Subscribe(fn)
@@ -64,7 +64,7 @@ func (b *Bulkhead) Subscribe(fn func(Event)) (unsubscribe func()) {
 // a ctx that is never done the subscription lasts as long as b. A nil b returns a closed
 // channel and a count of 0.
 func (b *Bulkhead) Events(ctx context.Context, buffer int) (events <-chan Event, dropped func() uint64) {
-	if b == nil {
+	if b.unset() {
 		return event.Closed[Event]()
 	}
 	return b.events.Chan(ctx, buffer, nil)
@@ -77,7 +77,7 @@ func (b *Bulkhead) Events(ctx context.Context, buffer int) (events <-chan Event,
 // body), and unsubscribes when the loop body breaks or ctx is done; the loop then ends after
 // the events already buffered. A nil b yields nothing.
 func (b *Bulkhead) EventSeq(ctx context.Context, buffer int) (seq iter.Seq[Event], dropped func() uint64) {
-	if b == nil {
+	if b.unset() {
 		return event.Empty[Event]()
 	}
 	return b.events.Seq(ctx, buffer, nil)

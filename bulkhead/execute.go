@@ -21,7 +21,7 @@ import (
 // retain call.
 func Execute[T any](ctx context.Context, b *Bulkhead, call func(context.Context) (T, error)) (T, error) {
 	var zero T
-	if b == nil {
+	if b.unset() {
 		return zero, ErrNilBulkhead
 	}
 	if call == nil {

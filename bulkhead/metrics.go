@@ -13,7 +13,7 @@ type Metrics struct {
 // Metrics returns a snapshot of b. The two permit figures come from one atomic load, so they
 // are consistent with each other.
 func (b *Bulkhead) Metrics() Metrics {
-	if b == nil {
+	if b.unset() {
 		return Metrics{}
 	}
 	max, in := unpack(b.state.Load())

@@ -18,7 +18,7 @@ import (
 // (CALL_FINISHED event) or ReleasePermission when it was cancelled. Acquire publishes
 // CALL_PERMITTED or CALL_REJECTED; a caller whose context ends first gets CALL_REJECTED too.
 func (b *Bulkhead) Acquire(ctx context.Context) error {
-	if b == nil {
+	if b.unset() {
 		return ErrNilBulkhead
 	}
 	ctx = safe.Ctx(ctx)
@@ -42,7 +42,7 @@ func (b *Bulkhead) Acquire(ctx context.Context) error {
 // callers are queued, so it never takes a permit ahead of them. A true result must be paired
 // with Release or ReleasePermission. A nil b reports false.
 func (b *Bulkhead) TryAcquire() bool {
-	if b == nil {
+	if b.unset() {
 		return false
 	}
 	if b.tryEnter() {
@@ -60,7 +60,7 @@ func (b *Bulkhead) TryAcquire() bool {
 // gives back one of theirs, and one more call than MaxConcurrentCalls may then run, so
 // release each permit exactly once (Execute does).
 func (b *Bulkhead) Release() {
-	if b != nil {
+	if !b.unset() {
 		b.release(true)
 	}
 }
@@ -69,7 +69,7 @@ func (b *Bulkhead) Release() {
 // Bulkhead.releasePermission: for a call that was cancelled before or while it ran. Execute
 // uses it when the caller's own context ended the call.
 func (b *Bulkhead) ReleasePermission() {
-	if b != nil {
+	if !b.unset() {
 		b.release(false)
 	}
 }
@@ -92,7 +92,7 @@ func (b *Bulkhead) ReleasePermission() {
 // (as Config returns it) keeps its one consumer, another one takes its place, and nil stops
 // the logging.
 func (b *Bulkhead) ChangeConfig(cfg Config) error {
-	if b == nil {
+	if b.unset() {
 		return ErrNilBulkhead
 	}
 	cfg = cfg.withDefaults()

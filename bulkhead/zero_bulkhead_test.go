@@ -4,21 +4,18 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 
 	"github.com/levee-go/levee/bulkhead"
 	"github.com/levee-go/levee/internal/zerocheck"
 )
 
-// Unlike the other patterns, the zero value of a Bulkhead is usable without New: it answers
-// every exported method and function exactly as a bulkhead New("", DefaultConfig()) does, and
-// never as a nil *Bulkhead.
-func TestZeroBulkheadAnswersAsDefault(t *testing.T) {
-	def, err := bulkhead.New("", bulkhead.DefaultConfig())
-	require.NoError(t, err)
+// The zero value of a Bulkhead, like nil, is not usable: it never panics, and answers every
+// exported method and function as a nil *Bulkhead does.
+func TestZeroBulkheadAnswersAsNil(t *testing.T) {
+	var nilPtr *bulkhead.Bulkhead
 	zero := &bulkhead.Bulkhead{}
-	assert.Positive(t, zerocheck.Methods(t, def, zero))
-	zerocheck.Func(t, "Execute", bulkhead.Execute[int], 1, def, zero)
-	assert.Equal(t, def.Metrics(), zero.Metrics(), "the sweep left both in the same state")
-
+	assert.Positive(t, zerocheck.Methods(t, nilPtr, zero))
+	zerocheck.Func(t, "Execute", bulkhead.Execute[int], 1, nilPtr, zero)
+	assert.False(t, zero.TryAcquire())
+	assert.Equal(t, bulkhead.Metrics{}, zero.Metrics())
 }
