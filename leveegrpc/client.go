@@ -11,6 +11,7 @@ import (
 	"github.com/levee-go/levee"
 	"github.com/levee-go/levee/circuitbreaker"
 	"github.com/levee-go/levee/internal/compose"
+	"github.com/levee-go/levee/internal/safe"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/metadata"
@@ -140,7 +141,12 @@ func attemptError(actx context.Context, err error, trailer metadata.MD) error {
 // single response of a client-streaming call), its error otherwise, classified by cb's config
 // (see CircuitBreakerConfig). A stream that ends by its caller's cancellation records nothing
 // and gives the permission back; so does a stream whose context ends before its status was
-// read. Do not put cb in p as well: it would record the attempts only, and twice.
+// read. A panic while the permission is held (in the streamer, or in a method of the stream,
+// a codec's say) is recorded as a failure, a *levee.PanicError, as the breaker's Execute
+// records one, and panics on: p returns it as an error (INTERNAL to the caller), and without
+// p it reaches the caller as without the interceptor; a streamer that calls runtime.Goexit
+// gives the permission back. Do not put cb in p as well: it would record the attempts only,
+// and twice.
 //
 // p must hold no TimeLimiter: the context of an attempt it limits ends when the attempt
 // returns, which would end the stream as soon as it commits; bound a stream with its own
@@ -163,7 +169,22 @@ func StreamClientInterceptor(p *levee.Pipeline[grpc.ClientStream], cb *circuitbr
 			if err != nil {
 				return nil, err
 			}
+			// A streamer that panics is recorded as a failed call, as the breaker's Execute
+			// records a panic, and panics on (the pipeline, when there is one, returns it as a
+			// *levee.PanicError); one that never returns (runtime.Goexit) gives the permit back.
+			returned := false
+			defer func() {
+				if returned {
+					return
+				}
+				if r := recover(); r != nil {
+					permit.OnError(safe.NewPanicError(r))
+					panic(r)
+				}
+				permit.Release()
+			}()
 			cs, err := streamer(actx, desc, cc, method, opts...)
+			returned = true
 			if err != nil {
 				err = attemptError(actx, err, nil)
 				if actx.Err() != nil && errors.Is(err, actx.Err()) || callerDeadline(actx, err) {
@@ -192,6 +213,11 @@ func StreamClientInterceptor(p *levee.Pipeline[grpc.ClientStream], cb *circuitbr
 				cs, err := open(actx)
 				if err != nil {
 					return nil, err
+				}
+				if rec, ok := cs.(*recordedStream); ok {
+					// A panic replaying the messages sent so far or waiting for the stream
+					// to commit ends its permit as a failure, like a panic in streamer.
+					defer rec.endOnPanic()
 				}
 				if err := rs.attempt(actx, cs); err != nil {
 					return nil, err
@@ -245,9 +271,20 @@ func (s *recordedStream) finish(err error) {
 	})
 }
 
+// endOnPanic, deferred, records a panic going through it as the stream's failure
+// (a *levee.PanicError) and panics on.
+func (s *recordedStream) endOnPanic() {
+	if r := recover(); r != nil {
+		s.finish(safe.NewPanicError(r))
+		panic(r)
+	}
+}
+
 // RecvMsg receives a message; io.EOF or an error ends the stream and records it, and so does
-// the response of a call whose server sends only one.
+// the response of a call whose server sends only one. A panic (a codec's, say) is recorded as
+// a failure and panics on.
 func (s *recordedStream) RecvMsg(m any) error {
+	defer s.endOnPanic()
 	err := s.ClientStream.RecvMsg(m)
 	switch {
 	case err == io.EOF:
@@ -261,8 +298,9 @@ func (s *recordedStream) RecvMsg(m any) error {
 }
 
 // SendMsg sends a message; an error other than io.EOF (whose status RecvMsg returns) is the
-// stream's final status.
+// stream's final status. A panic is recorded as a failure and panics on.
 func (s *recordedStream) SendMsg(m any) error {
+	defer s.endOnPanic()
 	err := s.ClientStream.SendMsg(m)
 	if err != nil && err != io.EOF {
 		s.finish(err)

@@ -66,22 +66,7 @@ func (rs *replayStream) notify() {
 // attempt runs one attempt on the stream cs that open returned: it replays the messages sent
 // so far and waits for the stream to commit (nil) or to end before committing (its status).
 func (rs *replayStream) attempt(actx context.Context, cs grpc.ClientStream) error {
-	rs.mu.Lock()
-	for _, m := range rs.buf {
-		if cs.SendMsg(m) != nil {
-			break // the stream has ended: its status is read below
-		}
-	}
-	if rs.closed {
-		_ = cs.CloseSend()
-	}
-	rs.cur, rs.last = cs, cs
-	if rs.overflow {
-		rs.committed = true
-	}
-	committed := rs.committed
-	rs.notify()
-	rs.mu.Unlock()
+	committed := rs.replay(cs)
 	rs.readyOnce.Do(func() { close(rs.ready) })
 	if committed {
 		return nil
@@ -110,6 +95,29 @@ func (rs *replayStream) attempt(actx context.Context, cs grpc.ClientStream) erro
 		return nil
 	}
 	return attemptError(actx, err, cs.Trailer())
+}
+
+// replay sends cs the messages sent so far (and CloseSend when the caller called it), makes
+// it the open attempt and reports whether the stream has committed. rs.mu is held
+// meanwhile and released on every way out, a panic in cs's SendMsg included, so that p's
+// outcome can still be recorded (finish).
+func (rs *replayStream) replay(cs grpc.ClientStream) bool {
+	rs.mu.Lock()
+	defer rs.mu.Unlock()
+	for _, m := range rs.buf {
+		if cs.SendMsg(m) != nil {
+			break // the stream has ended: its status is read below
+		}
+	}
+	if rs.closed {
+		_ = cs.CloseSend()
+	}
+	rs.cur, rs.last = cs, cs
+	if rs.overflow {
+		rs.committed = true
+	}
+	rs.notify()
+	return rs.committed
 }
 
 // finish records p's outcome: the stream it returned, or the error the caller receives.

@@ -134,9 +134,10 @@ type BreakerStoreMetrics struct {
 // Resilience4j's local behaviour, HALF_OPEN included; the failure is counted
 // (BreakerStoreMetrics.StoreErrors) and logged once per episode. Every RetryInterval the
 // replica tries again; when the store answers, the replica writes its state if it changed
-// meanwhile (by the rules above) or else adopts the record if a newer one exists. A lost
-// pub/sub connection is re-established by go-redis, and each re-subscription reads the record
-// again.
+// meanwhile (by the rules above) or else adopts the record if a newer one exists. A
+// subscription that could not be made (see NewSharedBreaker) is tried again at the same
+// pace; a lost pub/sub connection is re-established by go-redis; each (re-)subscription
+// reads the record again.
 //
 // Admit and RetryAfter make it a levee.Admitter and levee.RetryAdvisor, for levee.Patterns'
 // Admission field and the servers' ConcurrencyLimiter field; Execute and Decorator are the
@@ -198,9 +199,15 @@ type trialCache struct {
 
 // NewSharedBreaker shares the transitions of cb with the replicas that use the same name and
 // key prefix on the same Redis, through client (any go-redis client: Client, ClusterClient,
-// Ring, failover). It subscribes to the breaker's channel, reads the record once (applying it
-// when it is not CLOSED; this waits up to StoreTimeout) and starts one goroutine that serves
-// the subscription and writes local transitions; Close stops it. Use cb only through the
+// Ring, failover). It reads the record once (applying it when it is not CLOSED; this waits up
+// to StoreTimeout) and starts one goroutine that subscribes to the breaker's channel, serves
+// the subscription and writes local transitions; Close stops it. The subscription is a round
+// trip like the others, bounded by StoreTimeout (connecting, and the SUBSCRIBE command; the
+// record is read again when Redis confirms it): when Redis does not answer in time (frozen,
+// unreachable) the failure counts in StoreMetrics().StoreErrors, the breaker goes on from the
+// local breaker and the record last read, as on any store failure, and the goroutine tries
+// the subscription again every RetryInterval, reading the record each time, until one
+// succeeds. NewSharedBreaker itself never waits for the subscription. Use cb only through the
 // SharedBreaker from then on (Execute, Acquire, Decorator): the local breaker's own Execute
 // and Acquire skip the fleet's HALF_OPEN trial. A store that does not answer does not make
 // New fail: the breaker starts local. It returns an error naming the field for an
@@ -262,11 +269,13 @@ func NewSharedBreaker(cb *circuitbreaker.CircuitBreaker, client redis.UniversalC
 	sb.known.Store(&record{})
 	ctx, cancel := context.WithCancel(context.Background())
 	sb.cancel = cancel
-	sb.pubsub = client.Subscribe(ctx, sb.channel)
-	msgs := sb.pubsub.ChannelWithSubscriptions()
+	// No channel yet, so no connection: run subscribes, with the store timeout. (go-redis's
+	// Subscribe with channels would connect with ctx, which has no deadline, and so wait up
+	// to the client's ReadTimeout for a frozen Redis.)
+	sb.pubsub = client.Subscribe(ctx)
 	sb.unsub = cb.OnStateChange(sb.onStateChange)
 	sb.reconcile(ctx)
-	go sb.run(ctx, msgs)
+	go sb.run(ctx)
 	return sb, nil
 }
 
@@ -348,8 +357,8 @@ func (sb *SharedBreaker) StoreMetrics() BreakerStoreMetrics {
 }
 
 // Close stops the goroutine and the subscription NewSharedBreaker started and detaches from
-// the local breaker, which keeps working alone. The client is not closed. Calling Close again
-// does nothing and returns nil.
+// the local breaker, which keeps working alone; an attempt to subscribe under way ends within
+// StoreTimeout. The client is not closed. Calling Close again does nothing and returns nil.
 func (sb *SharedBreaker) Close() error {
 	if !sb.closed.CompareAndSwap(false, true) {
 		return nil
@@ -539,13 +548,21 @@ func (sb *SharedBreaker) onStateChange(from, to circuitbreaker.State) {
 	}
 }
 
-func (sb *SharedBreaker) run(ctx context.Context, msgs <-chan any) {
+// run serves the breaker until ctx ends: it subscribes (again every RetryInterval while the
+// subscription fails), writes local transitions, applies the records published, and retries
+// the store every RetryInterval while it is unavailable.
+func (sb *SharedBreaker) run(ctx context.Context) {
 	defer close(sb.done)
 	retry := time.NewTimer(time.Hour)
 	retry.Stop()
 	defer retry.Stop()
+	msgs := sb.subscribe(ctx) // nil until subscribed: that case never fires
 	armed := false
 	for {
+		if (msgs == nil || sb.degraded.Load()) && !armed && ctx.Err() == nil {
+			retry.Reset(sb.cfg.RetryInterval)
+			armed = true
+		}
 		select {
 		case <-ctx.Done():
 			return
@@ -553,6 +570,11 @@ func (sb *SharedBreaker) run(ctx context.Context, msgs <-chan any) {
 			sb.publishLocal(ctx)
 		case <-retry.C:
 			armed = false
+			if msgs == nil {
+				if msgs = sb.subscribe(ctx); msgs != nil {
+					continue // Redis's confirmation reconciles
+				}
+			}
 			sb.reconcile(ctx)
 		case m, ok := <-msgs:
 			if !ok {
@@ -569,11 +591,25 @@ func (sb *SharedBreaker) run(ctx context.Context, msgs <-chan any) {
 				}
 			}
 		}
-		if sb.degraded.Load() && !armed {
-			retry.Reset(sb.cfg.RetryInterval)
-			armed = true
-		}
 	}
+}
+
+// subscribe subscribes to the breaker's channel, connecting if need be, within StoreTimeout,
+// and returns the channel of the subscription's messages, the first of them Redis's
+// confirmation. It returns nil when ctx ended (Close) or the store failed, which then counts
+// as any failed round trip.
+func (sb *SharedBreaker) subscribe(ctx context.Context) <-chan any {
+	sctx, cancel := context.WithTimeout(ctx, sb.cfg.StoreTimeout)
+	err := sb.pubsub.Subscribe(sctx, sb.channel)
+	cancel()
+	switch {
+	case ctx.Err() != nil:
+		return nil
+	case err != nil:
+		sb.storeFailed(err)
+		return nil
+	}
+	return sb.pubsub.ChannelWithSubscriptions()
 }
 
 // reconcile brings the replica and the store together after a (re)subscription or a store
@@ -699,11 +735,7 @@ func (sb *SharedBreaker) runScript(ctx context.Context, s *redis.Script, keys []
 		return 0, rec, err
 	}
 	if err != nil {
-		sb.storeErrors.Add(1)
-		if !sb.degraded.Swap(true) && sb.cfg.Logger != nil {
-			sb.cfg.Logger.LogAttrs(context.Background(), slog.LevelWarn, "circuit breaker store unavailable, deciding locally",
-				slog.String("name", sb.cb.Name()), slog.String("error", err.Error()))
-		}
+		sb.storeFailed(err)
 		return 0, rec, err
 	}
 	if sb.degraded.Swap(false) {
@@ -713,6 +745,16 @@ func (sb *SharedBreaker) runScript(ctx context.Context, s *redis.Script, keys []
 		}
 	}
 	return code, rec, nil
+}
+
+// storeFailed counts a failed round trip and marks the store unavailable, logging the
+// first failure of an episode.
+func (sb *SharedBreaker) storeFailed(err error) {
+	sb.storeErrors.Add(1)
+	if !sb.degraded.Swap(true) && sb.cfg.Logger != nil {
+		sb.cfg.Logger.LogAttrs(context.Background(), slog.LevelWarn, "circuit breaker store unavailable, deciding locally",
+			slog.String("name", sb.cb.Name()), slog.String("error", err.Error()))
+	}
 }
 
 // poke wakes the goroutine so that it arms its retry timer.

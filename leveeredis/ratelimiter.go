@@ -160,14 +160,22 @@ func timeoutMicros(d time.Duration) int64 {
 
 // Warm loads the limiter's scripts into Redis's script cache, so that the first checks cost one
 // round trip each rather than two (go-redis sends EVALSHA, then EVAL when Redis does not know
-// the script), for example at start-up before traffic arrives. It returns Redis's error; the
-// limiter works without it.
+// the script), for example at start-up before traffic arrives. It makes one round trip per
+// script (five), each bounded by StoreTimeout and ctx, and stops at the first that fails,
+// returning its error: Redis's, or the timeout's when Redis did not answer within
+// StoreTimeout (a frozen Redis; go-redis reports it as a net.Error whose Timeout is true,
+// os.ErrDeadlineExceeded, or context.DeadlineExceeded when the deadline passed before the
+// command was sent). The limiter works without it: a script Redis does not know is sent with
+// the check that needs it.
 func (rl *RateLimiter) Warm(ctx context.Context) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
 	for _, s := range []*redis.Script{rl.script, scriptGiveBack, scriptReclaim, scriptChangeLimit, scriptHeartbeat} {
-		if err := s.Load(ctx, rl.client).Err(); err != nil {
+		sctx, cancel := context.WithTimeout(ctx, rl.cfg.StoreTimeout)
+		err := s.Load(sctx, rl.client).Err()
+		cancel()
+		if err != nil {
 			return fmt.Errorf("leveeredis: load scripts of %q: %w", rl.name, err)
 		}
 	}
