@@ -106,6 +106,9 @@ func NewKeyedTransport(next http.RoundTripper, build func(key string) (levee.Pat
 // cases, as whenever RoundTrip fails before a Transport takes the request, the request's body
 // is closed and nothing is sent.
 func (kt *KeyedTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	if req == nil {
+		return nil, ErrNilRequest
+	}
 	var t *Transport
 	var err error
 	if req.URL == nil {
@@ -126,6 +129,10 @@ func (kt *KeyedTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 
 // errNilURL is net/http's error for a request without a URL.
 var errNilURL = errors.New("http: nil Request.URL")
+
+// ErrNilRequest is the error of Transport.RoundTrip and KeyedTransport.RoundTrip given a nil
+// *http.Request, where net/http's Transport would panic: nothing is sent.
+var ErrNilRequest = errors.New("leveehttp: nil *http.Request")
 
 // keyOf returns the key of req, a panic of the Key function coming back as a
 // *levee.PanicError.

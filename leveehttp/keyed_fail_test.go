@@ -72,3 +72,20 @@ func TestKeyedTransportNilURL(t *testing.T) {
 		assert.Equal(t, keyed.Metrics{}, kt.Metrics())
 	}
 }
+
+// A nil request fails with ErrNilRequest through both transports, sending nothing.
+func TestNilRequest(t *testing.T) {
+	next := &countingNext{}
+	plain, err := leveehttp.NewTransport(next, nil, leveehttp.Config{})
+	require.NoError(t, err)
+	resp, err := plain.RoundTrip(nil)
+	require.ErrorIs(t, err, leveehttp.ErrNilRequest)
+	require.Nil(t, resp)
+
+	kt, err := leveehttp.NewKeyedTransport(next, func(string) (levee.Patterns, error) { return levee.Patterns{}, nil }, leveehttp.KeyedConfig{})
+	require.NoError(t, err)
+	resp, err = kt.RoundTrip(nil)
+	require.ErrorIs(t, err, leveehttp.ErrNilRequest)
+	require.Nil(t, resp)
+	require.Equal(t, 0, next.sent, "nothing sent")
+}

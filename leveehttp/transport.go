@@ -236,8 +236,11 @@ func (t *Transport) CloseIdleConnections() {
 }
 
 // RoundTrip sends req through the pipeline, as described on Transport. It does not modify req;
-// attempts are clones of it.
+// attempts are clones of it. A nil req fails with ErrNilRequest, sending nothing.
 func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
+	if req == nil {
+		return nil, ErrNilRequest
+	}
 	if t.priHeader != "" && len(req.Header[t.priHeader]) == 0 {
 		if v, ok := priority.Carried(req.Context()); ok {
 			// Every attempt is this shallow copy or a clone of it; req itself is not modified.
