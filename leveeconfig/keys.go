@@ -137,6 +137,9 @@ var specs = map[registry.Pattern][]keySpec{
 		{name: "cancelRunningFuture", kind: kBool, def: "true"},
 		keyEventBuffer,
 	},
+	Adaptive:    adaptiveKeys,
+	Prioritizer: prioritizerKeys,
+	Throttle:    throttleKeys,
 }
 
 // The patterns of levee's own sections, under the top-level key levee, which a
@@ -151,8 +154,9 @@ const (
 	Throttle registry.Pattern = "throttle"
 )
 
-func init() {
-	specs[Adaptive] = []keySpec{
+// The key tables of levee's own sections, levee.adaptive, levee.prioritizer and levee.throttle.
+var (
+	adaptiveKeys = []keySpec{
 		{name: "limitAlgorithm", kind: kEnum, def: "VEGAS"},
 		{name: "initialLimit", kind: kInt, def: "20"},
 		{name: "minLimit", kind: kInt, def: "1"},
@@ -177,24 +181,19 @@ func init() {
 		{name: "rejectionDelay", kind: kDuration, def: "0"},
 		{name: "maxDelayedCalls", kind: kInt, def: "100"},
 	}
-	specs[Prioritizer] = []keySpec{
+	prioritizerKeys = []keySpec{
 		{name: "queueStart", kind: kFloat, def: "1"},
 		{name: "queueFull", kind: kFloat, def: "2"},
 		{name: "calibrationInterval", kind: kDuration, def: "1s"},
 	}
-	specs[Throttle] = []keySpec{
+	throttleKeys = []keySpec{
 		{name: "k", kind: kFloat, def: "2"},
 		{name: "window", kind: kDuration, def: "2m"},
 		{name: "windowBuckets", kind: kInt, def: "20"},
 		{name: "recordExceptions", kind: kList},
 		keyClassBinding,
 	}
-	sections = append(sections,
-		sectionSpec{pattern: Adaptive, key: "adaptive", root: "levee"},
-		sectionSpec{pattern: Prioritizer, key: "prioritizer", root: "levee"},
-		sectionSpec{pattern: Throttle, key: "throttle", root: "levee"},
-	)
-}
+)
 
 // section describes one pattern's part of the file: resilience4j.<Key>.
 type sectionSpec struct {
@@ -218,6 +217,9 @@ var sections = []sectionSpec{
 	{registry.WorkerPool, "thread-pool-bulkhead", "", 0, "resilience4j"},
 	{registry.RateLimiter, "ratelimiter", "rateLimiterAspectOrder", lowestPrecedence - 2, "resilience4j"},
 	{registry.TimeLimiter, "timelimiter", "timeLimiterAspectOrder", lowestPrecedence - 1, "resilience4j"},
+	{pattern: Adaptive, key: "adaptive", root: "levee"},
+	{pattern: Prioritizer, key: "prioritizer", root: "levee"},
+	{pattern: Throttle, key: "throttle", root: "levee"},
 }
 
 // norm folds a key as Spring's relaxed binding does: case, dashes and underscores do not

@@ -33,6 +33,11 @@ var goAliases = map[registry.Pattern]map[string]string{
 		"MaxReservablePermissions": "the most permissions a rate limiter can reserve", "NoWait": "0",
 	},
 	registry.TimeLimiter: {"DisableCancelRunningFuture": "cancelRunningFuture"},
+	Adaptive: {
+		"Algorithm": "limitAlgorithm", "MaxLimitLimit": "1048576", "NoQueueSize": "0", "NoProbe": "0",
+		"Vegas": "VEGAS", "Gradient2": "GRADIENT2",
+	},
+	Throttle: {"RecordErrors": "recordExceptions", "MaxWindowBuckets": "1000"},
 }
 
 // fileKey returns the file's key for a Go name of pattern p's config: SlidingWindowSize is

@@ -15,14 +15,6 @@ import (
 	"github.com/levee-go/levee/throttle"
 )
 
-func init() {
-	goAliases[Adaptive] = map[string]string{
-		"Algorithm": "limitAlgorithm", "MaxLimitLimit": "1048576", "NoQueueSize": "0", "NoProbe": "0",
-		"Vegas": "VEGAS", "Gradient2": "GRADIENT2",
-	}
-	goAliases[Throttle] = map[string]string{"RecordErrors": "recordExceptions", "MaxWindowBuckets": "1000"}
-}
-
 // floatIn reads a float in the range lo..hi, each end open or closed as loOpen and hiOpen
 // say, and reports the range in the file's words.
 func (r *reader) floatIn(key string, lo, hi float64, loOpen, hiOpen bool, dst *float64) {
