@@ -8,6 +8,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/stretchr/testify/assert"
@@ -106,7 +107,8 @@ func TestMatchesAReferenceLRU(t *testing.T) {
 					require.Equal(rt, m.get(key), v, "Get(%d)", key)
 				case 2:
 					d := time.Duration(rapid.IntRange(0, 3000).Draw(rt, "ms")) * time.Millisecond
-					time.Sleep(d)
+					time.Sleep(d)   // the bubble's clock (rapid.SyncTest)
+					synctest.Wait() // the idle timers that fired have run
 					m.now += d
 				case 3:
 					require.Equal(rt, m.remove(key), k.Remove(key), "Remove(%d)", key)

@@ -2,6 +2,7 @@ package leveeredis_test
 
 import (
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/stretchr/testify/require"
@@ -25,7 +26,8 @@ func TestCyclesSameAsLocalLimiter(t *testing.T) {
 			if timeout < 0 {
 				timeout = ratelimiter.NoWait
 			}
-			time.Sleep(period - time.Duration(time.Now().UnixNano())%period) // a cycle boundary
+			time.Sleep(period - time.Duration(time.Now().UnixNano())%period) // a cycle boundary, on the bubble's clock
+			synctest.Wait()
 			local, err := ratelimiter.New("local", ratelimiter.Config{
 				LimitForPeriod: limit, LimitRefreshPeriod: period, TimeoutDuration: timeout,
 			})
