@@ -2,11 +2,9 @@ package stream
 
 import (
 	"errors"
-	"sync"
 
 	"github.com/levee-go/levee"
 	"github.com/levee-go/levee/internal/engine"
-	"github.com/levee-go/levee/internal/safe"
 )
 
 // PositionWatermark is a commit watermark over positions the user names instead of a count of
@@ -29,19 +27,9 @@ import (
 // Watermark with an error. Resilience4j has no
 // counterpart.
 type PositionWatermark[V any, K comparable, P any] struct {
-	w   *Watermark
-	pos func(V) (K, P)
-	ps  *engine.Positions[partPos[K, P], K, P]
-
-	mu  sync.Mutex
-	err error // the first panic of pos, or levee.ErrNilCall for a nil pos
-}
-
-// partPos is an element's partition and position, read by Ack before the element is handed
-// to the engine, so that a panic in the user's function is caught once, in one place.
-type partPos[K comparable, P any] struct {
-	k K
-	p P
+	w      *Watermark
+	ps     *engine.Positions[V, K, P] // nil for the zero one and one made with a nil function
+	nilPos bool                       // made with a nil function
 }
 
 // NewPartitionWatermark returns a PositionWatermark reading each element's partition and its
@@ -50,10 +38,10 @@ type partPos[K comparable, P any] struct {
 // Err returns levee.ErrNilCall.
 func NewPartitionWatermark[V any, K comparable, P any](pos func(V) (partition K, position P)) *PositionWatermark[V, K, P] {
 	if pos == nil {
-		return &PositionWatermark[V, K, P]{err: levee.ErrNilCall}
+		return &PositionWatermark[V, K, P]{nilPos: true}
 	}
-	ps := engine.NewPositions(func(e partPos[K, P]) (K, P) { return e.k, e.p })
-	return &PositionWatermark[V, K, P]{w: &Watermark{w: ps.W}, pos: pos, ps: ps}
+	ps := engine.NewPositions(pos)
+	return &PositionWatermark[V, K, P]{w: &Watermark{w: ps.W}, ps: ps}
 }
 
 // NewPositionWatermark returns a PositionWatermark over positions without partitions (one
@@ -89,27 +77,7 @@ func (w *PositionWatermark[V, K, P]) Ack(index int, in V) {
 	if w == nil || w.ps == nil {
 		return
 	}
-	e, ok := w.read(in)
-	if !ok {
-		return
-	}
-	w.ps.Ack(index, e)
-}
-
-// read calls pos with in, turning a panic into Err's error.
-func (w *PositionWatermark[V, K, P]) read(in V) (e partPos[K, P], ok bool) {
-	defer func() {
-		if r := recover(); r != nil {
-			w.mu.Lock()
-			if w.err == nil {
-				w.err = safe.NewPanicError(r)
-			}
-			w.mu.Unlock()
-			ok = false
-		}
-	}()
-	e.k, e.p = w.pos(in)
-	return e, true
+	w.ps.Ack(index, in)
 }
 
 // Err returns what keeps the watermark from serving: levee.ErrNilCall for a PositionWatermark
@@ -117,12 +85,15 @@ func (w *PositionWatermark[V, K, P]) read(in V) (e partPos[K, P], ok bool) {
 // panic as a *levee.PanicError (the watermark then stays below that element for good). It
 // returns nil otherwise, and on a nil or zero PositionWatermark, whose methods do nothing.
 func (w *PositionWatermark[V, K, P]) Err() error {
-	if w == nil {
+	switch {
+	case w == nil:
+		return nil
+	case w.nilPos:
+		return levee.ErrNilCall
+	case w.ps == nil:
 		return nil
 	}
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.err
+	return w.ps.Err()
 }
 
 // Load returns, for each partition with an element below the watermark, the position of its
@@ -148,7 +119,7 @@ func (w *PositionWatermark[V, K, P]) Position() (P, bool) {
 // errNoPositions is the error CommitWatermark gives for the Watermark of w, a PositionWatermark
 // that has none.
 func errNoPositions[V any, K comparable, P any](w *PositionWatermark[V, K, P]) error {
-	if w != nil && w.err != nil {
+	if w != nil && w.nilPos {
 		return errors.New("CommitWatermark needs the Watermark of a PositionWatermark with a position function, got one made with a nil function")
 	}
 	return errors.New("CommitWatermark needs the Watermark of a PositionWatermark from NewPositionWatermark or NewPartitionWatermark, got a nil or zero PositionWatermark")

@@ -1,6 +1,10 @@
 package engine
 
-import "sync"
+import (
+	"sync"
+
+	"github.com/levee-go/levee/internal/safe"
+)
 
 // Positions keeps a commit watermark over positions the user names: each element's partition
 // K and position P within it (a Kafka partition and offset, a Redis stream and entry ID). It
@@ -16,6 +20,7 @@ type Positions[V any, K comparable, P any] struct {
 	seen   map[int]partPos[K, P] // acknowledged elements at or above folded
 	folded int                   // elements below it are in done
 	done   map[K]P               // per partition, the position of its last element below folded
+	err    error                 // the first panic of pos, as a *safe.PanicError
 }
 
 type partPos[K comparable, P any] struct {
@@ -23,21 +28,50 @@ type partPos[K comparable, P any] struct {
 	p P
 }
 
-// NewPositions returns Positions reading each element's partition and position with pos.
+// NewPositions returns Positions reading each element's partition and position with pos,
+// which must not be nil.
 func NewPositions[V any, K comparable, P any](pos func(V) (K, P)) *Positions[V, K, P] {
 	return &Positions[V, K, P]{W: NewWatermark(), pos: pos, seen: make(map[int]partPos[K, P]), done: make(map[K]P)}
 }
 
 // Ack acknowledges the Result of index for the element in, as Watermark.Ack, and notes in's
-// position.
+// position. It calls pos once, outside every lock; a panic in it is recovered: the Result
+// counts as not acknowledged, so the watermark never moves past its element, and Err returns
+// the first such panic.
 func (ps *Positions[V, K, P]) Ack(index int, in V) {
-	k, p := ps.pos(in)
+	k, p, ok := ps.read(in)
+	if !ok {
+		return
+	}
 	ps.mu.Lock()
 	if index >= ps.folded {
 		ps.seen[index] = partPos[K, P]{k, p}
 	}
 	ps.mu.Unlock()
 	ps.W.Ack(index)
+}
+
+// read calls pos with in, turning a panic into Err's error.
+func (ps *Positions[V, K, P]) read(in V) (k K, p P, ok bool) {
+	defer func() {
+		if r := recover(); r != nil {
+			ps.mu.Lock()
+			if ps.err == nil {
+				ps.err = safe.NewPanicError(r)
+			}
+			ps.mu.Unlock()
+			ok = false
+		}
+	}()
+	k, p = ps.pos(in)
+	return k, p, true
+}
+
+// Err returns the first panic of pos in Ack, as a *safe.PanicError, or nil.
+func (ps *Positions[V, K, P]) Err() error {
+	ps.mu.Lock()
+	defer ps.mu.Unlock()
+	return ps.err
 }
 
 // Load returns, per partition with an element below the watermark, the position of its last
