@@ -8,7 +8,7 @@ import (
 )
 
 // ErrNilFuture is what the methods of a nil *Future report instead of panicking.
-var ErrNilFuture = errors.New("async: nil *Future")
+var ErrNilFuture = errors.New("async: nil or zero *Future (create one with async.Go)")
 
 // ErrNotStarted is matched, with errors.Is, by the error of a fan-out call that was never
 // started: its fan-out's context ended, or a FailFast failure stopped the fan-out, before a
@@ -21,7 +21,7 @@ var ErrNotStarted = errors.New("async: call not started")
 var ErrNoCalls = errors.New("async: no calls")
 
 // ErrNilWorkerPool is returned by Submit given a nil *WorkerPool.
-var ErrNilWorkerPool = errors.New("async: nil *WorkerPool")
+var ErrNilWorkerPool = errors.New("async: nil or zero *WorkerPool (create one with async.NewWorkerPool)")
 
 // ErrPoolClosed is returned by Submit once Close or Shutdown has been called, and completes the
 // futures of tasks that Close removed from the queue before they started. It is not a
