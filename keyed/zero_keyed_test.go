@@ -35,4 +35,16 @@ func TestZeroKeyedAnswersAsNil(t *testing.T) {
 	assert.Equal(t, 0, states[circuitbreaker.Open])
 	_, err = keyed.CircuitBreakers(&breakers, func(context.Context) string { return "host" }).Admit(t.Context())
 	require.ErrorIs(t, err, keyed.ErrNilKeyed)
+
+	for _, ps := range []*keyed.Pipelines[string, int]{nil, {}} {
+		_, err = ps.Get("payment")
+		require.ErrorIs(t, err, keyed.ErrNilKeyed)
+		_, err = ps.Patterns("payment")
+		require.ErrorIs(t, err, keyed.ErrNilKeyed)
+		assert.Equal(t, keyed.Metrics{}, ps.Metrics())
+		assert.Equal(t, keyed.Config{}, ps.Config())
+		for range ps.All() {
+			t.Fatal("a zero Pipelines holds no key")
+		}
+	}
 }
