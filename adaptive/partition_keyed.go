@@ -10,7 +10,8 @@ import (
 // KeyedConfig configures a PartitionedLimiter of NewKeyed: a partition per key (a tenant, a
 // user), each an equal share of the limit among the keys with calls in flight.
 type KeyedConfig struct {
-	// Config configures the limit the keys share, as for New; MaxQueued must be zero.
+	// Config configures the limit the keys share, as for New; MaxQueued and MaxWaitDuration
+	// must be zero.
 	Config
 	// MaxKeys bounds the keys with calls in flight, in [1, 1<<20]: a key beyond it is refused
 	// while the limit is full (it may still borrow idle capacity). Memory is that of MaxKeys
