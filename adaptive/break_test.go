@@ -34,3 +34,24 @@ func TestPartitionedRefusesMaxWaitDuration(t *testing.T) {
 	_, err = adaptive.NewPartitioned("tenants", adaptive.PartitionedConfig{})
 	assert.NoError(t, err)
 }
+
+// MaxKeys bounds the keys only while the limit is full: below it a key beyond MaxKeys borrows
+// idle capacity, so the keys held reach max(MaxKeys, limit), as the doc now says (it promised
+// MaxKeys keys at most).
+func TestKeyedKeysBeyondMaxKeysBorrowBelowTheLimit(t *testing.T) {
+	l, err := adaptive.NewKeyed("tenants", adaptive.KeyedConfig{Config: fixed(3), MaxKeys: 1})
+	require.NoError(t, err)
+	var held []adaptive.Permit
+	for _, key := range []string{"a", "b", "c"} {
+		p, err := l.AcquirePartition(context.Background(), key)
+		require.NoError(t, err, key)
+		held = append(held, p)
+	}
+	assert.Equal(t, 3, l.KeyedMetrics().Keys, "max(MaxKeys 1, limit 3)")
+	_, err = l.AcquirePartition(context.Background(), "d")
+	assert.ErrorIs(t, err, adaptive.ErrLimitExceeded, "the limit full: no key beyond MaxKeys")
+	for _, p := range held {
+		p.OnIgnore()
+	}
+	assert.Zero(t, l.KeyedMetrics().Keys)
+}
