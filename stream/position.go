@@ -69,7 +69,8 @@ func (w *PositionWatermark[V, K, P]) Watermark() *Watermark {
 // element (r.Index, r.In), in any order, once per Result, as Watermark.Ack. It calls the
 // position function with in, once.
 //
-// A panic in the position function is recovered: the Result counts as not acknowledged, so the
+// A panic in the position function, or a partition it returns that Go cannot hash (K an
+// interface type holding a slice, say), is recovered: the Result counts as not acknowledged, so the
 // watermark never moves past its element (as past an element cut by a cancellation), and Err
 // returns the panic as a *levee.PanicError. Ack does nothing on a nil or zero PositionWatermark,
 // or one made with a nil function.
