@@ -2,6 +2,7 @@ package stream_test
 
 import (
 	"context"
+	"math"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -33,4 +34,26 @@ func TestPositionWatermarkUnhashablePartition(t *testing.T) {
 	require.NotPanics(t, func() { got = w.Load() })
 	var pe *levee.PanicError
 	assert.ErrorAs(t, w.Err(), &pe)
+}
+
+// A NaN partition equals no partition, not even itself: Load could never report it, and each
+// one would add an entry for good. The element counts as not acknowledged, so the watermark
+// stays below it, and Err matches ErrPartitionNotEqual; Load's map does not grow.
+func TestPositionWatermarkNaNPartition(t *testing.T) {
+	w := stream.NewPartitionWatermark(func(v int) (float64, int) {
+		if v >= 2 {
+			return math.NaN(), v
+		}
+		return 1, v
+	})
+	out, err := stream.Map(t.Context(), feed(t.Context(), 0, 1, 2, 3, 4), nil,
+		func(_ context.Context, v int) (int, error) { return v, nil }, stream.CommitWatermark(w.Watermark()))
+	require.NoError(t, err)
+	for r := range out {
+		w.Ack(r.Index, r.In)
+	}
+	assert.Equal(t, map[float64]int{1: 1}, w.Load(), "the watermark stays below the first NaN")
+	assert.Equal(t, map[float64]int{1: 1}, w.Load())
+	require.ErrorIs(t, w.Err(), stream.ErrPartitionNotEqual)
+	assert.EqualError(t, w.Err(), "levee: position partition not equal to itself (a NaN): its positions could never be found again; got NaN")
 }
