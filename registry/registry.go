@@ -307,7 +307,10 @@ func list[T instance](r *Registry, s *set[T]) []T {
 }
 
 // SetTags sets the tags of the instance of pattern p named name, replacing any it had:
-// string pairs that observers add to its metrics as labels, as Resilience4j's tags. A nil
+// string pairs that observers add to its metrics as labels, as Resilience4j's tags.
+// leveeotel adds every tag as an attribute, as resilience4j-micrometer adds every tag; a
+// Prometheus family needs one fixed set of label names, so leveeprom adds only the tag keys
+// named by its WithTagKeys option (an instance without one of them gets it empty). A nil
 // or empty map removes them. It returns ErrNotFound when no such instance is registered;
 // the tags go when the instance is removed.
 func (r *Registry) SetTags(p Pattern, name string, tags map[string]string) error {
