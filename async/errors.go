@@ -66,7 +66,7 @@ func (e *notStartedError) Error() string {
 // failFastStop is the cause of a fan-out's context cancelled by a FailFast failure.
 type failFastStop struct{ err error }
 
-func (e *failFastStop) Error() string { return "async: fan-out stopped at a failure: " + e.err.Error() }
+func (e *failFastStop) Error() string           { return "async: fan-out stopped at a failure: " + e.err.Error() }
 func (e *notStartedError) Is(target error) bool { return target == ErrNotStarted }
 func (e *notStartedError) Unwrap() error        { return e.cause }
 
