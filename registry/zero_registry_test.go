@@ -41,7 +41,7 @@ func TestZeroRegistryIsEmptyAndUsable(t *testing.T) {
 	var r3 registry.Registry
 	r3.ConfigureCircuitBreaker("orders", registry.InstanceConfig[circuitbreaker.Config]{
 		Tune: func(c *circuitbreaker.Config) { c.FailureRateThreshold = 25 },
-		Tags:   map[string]string{"team": "orders"},
+		Tags: map[string]string{"team": "orders"},
 	})
 	ob, err := r3.CircuitBreaker("orders")
 	require.NoError(t, err)
