@@ -78,12 +78,16 @@ func (p *Prioritizer) Limiter(l *Limiter) *PrioritizedLimiter {
 }
 
 // Admit is Prioritizer.Acquire(ctx, l) returning the permit as a levee.Permit: a shed call
-// gets the prioritizer's *ShedError, a refused one the limiter's errors.
+// gets the prioritizer's *ShedError, a refused one the limiter's errors. A nil pl returns
+// ErrNilLimiter.
 func (pl *PrioritizedLimiter) Admit(ctx context.Context) (interface {
 	OnSuccess()
 	OnError(err error)
 	Release()
 }, error) {
+	if pl == nil {
+		return nil, ErrNilLimiter
+	}
 	p, err := pl.p.Acquire(ctx, pl.l)
 	if err != nil {
 		return nil, err
@@ -91,8 +95,13 @@ func (pl *PrioritizedLimiter) Admit(ctx context.Context) (interface {
 	return p, nil
 }
 
-// RetryAfter is the limiter's RetryAfter.
-func (pl *PrioritizedLimiter) RetryAfter() time.Duration { return pl.l.RetryAfter() }
+// RetryAfter is the limiter's RetryAfter; 0 for a nil pl.
+func (pl *PrioritizedLimiter) RetryAfter() time.Duration {
+	if pl == nil {
+		return 0
+	}
+	return pl.l.RetryAfter()
+}
 
 // NotifyRelease is the Limiter's NotifyRelease: a permit of the limiter coming free. A nil pl
 // returns a stop that does nothing.

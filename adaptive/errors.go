@@ -10,7 +10,7 @@ var ErrLimitExceeded error = &rejection{"adaptive: concurrency limit exceeded"}
 
 // ErrNilLimiter is returned, instead of a panic, by Execute and Acquire when the limiter is
 // nil. The other methods of a nil *Limiter do nothing and return zero values.
-var ErrNilLimiter = errors.New("adaptive: nil *Limiter")
+var ErrNilLimiter = errors.New("adaptive: nil or zero *Limiter (create one with adaptive.New)")
 
 // LimitExceededError is the error Acquire and Execute return when no permit came: the limit
 // was reached and the queue was full, or the wait ended. Name is the limiter's name. It

@@ -106,6 +106,11 @@ type partitionState struct {
 //	adaptive: Partitions[1].Share must be in (0, 1], got 1.5
 //	adaptive: Partitions' shares must sum to at most 1, got 1.2
 func NewPartitioned(name string, cfg PartitionedConfig) (*PartitionedLimiter, error) {
+	// Checked before the defaults, which would fill MaxWaitDuration: a partitioned limiter
+	// queues nobody, so a wait set here could only be ignored.
+	if cfg.MaxWaitDuration != 0 {
+		return nil, fmt.Errorf("adaptive: MaxWaitDuration must be 0 for a PartitionedLimiter, got %v", cfg.MaxWaitDuration)
+	}
 	cfg.Config = cfg.Config.withDefaults()
 	if err := cfg.Config.validate(); err != nil {
 		return nil, err
@@ -113,6 +118,7 @@ func NewPartitioned(name string, cfg PartitionedConfig) (*PartitionedLimiter, er
 	if cfg.MaxQueued != 0 {
 		return nil, fmt.Errorf("adaptive: MaxQueued must be 0 for a PartitionedLimiter, got %d", cfg.MaxQueued)
 	}
+	cfg.MaxWaitDuration = 0 // so that Config returns a configuration NewPartitioned accepts
 	switch {
 	case cfg.MaxDelayedCalls < 0:
 		return nil, fmt.Errorf("adaptive: MaxDelayedCalls must be >= 0, got %d", cfg.MaxDelayedCalls)

@@ -10,11 +10,14 @@ import (
 // KeyedConfig configures a PartitionedLimiter of NewKeyed: a partition per key (a tenant, a
 // user), each an equal share of the limit among the keys with calls in flight.
 type KeyedConfig struct {
-	// Config configures the limit the keys share, as for New; MaxQueued must be zero.
+	// Config configures the limit the keys share, as for New; MaxQueued and MaxWaitDuration
+	// must be zero.
 	Config
 	// MaxKeys bounds the keys with calls in flight, in [1, 1<<20]: a key beyond it is refused
-	// while the limit is full (it may still borrow idle capacity). Memory is that of MaxKeys
-	// keys at most, since a key is forgotten with its last call. Default 1000.
+	// while the limit is full (it may still borrow idle capacity, so that KeyedMetrics.Keys
+	// can exceed MaxKeys while fewer calls than the limit run). Memory is that of
+	// max(MaxKeys, limit) keys at most, since a key is forgotten with its last call.
+	// Default 1000.
 	MaxKeys int
 	// RejectionDelay, when > 0, makes a refused caller wait that long before its rejection,
 	// as Partition.RejectionDelay. Default 0.
@@ -137,7 +140,8 @@ func (l *PartitionedLimiter) KeyedMetrics() KeyedMetrics {
 }
 
 // MaxKeys returns KeyedConfig.MaxKeys of a limiter of NewKeyed, the bound on
-// KeyedMetrics.Keys; 0 for one of NewPartitioned or a nil l.
+// KeyedMetrics.Keys while the limit is full (below it, keys beyond MaxKeys borrow idle
+// capacity); 0 for one of NewPartitioned or a nil l.
 func (l *PartitionedLimiter) MaxKeys() int {
 	if l.unset() || !l.keyed {
 		return 0

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"math"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -19,7 +20,8 @@ type PrioritizerConfig struct {
 	// callers queued at the limiters (summed over the registered ones, or the call's own,
 	// whichever is fuller) at QueueStart × limit, nothing is shed; at QueueFull × limit,
 	// everything below Critical is; in between, the lowest fraction (queued − start) /
-	// (full − start) of the levels recently seen. >= 0. Default 1.
+	// (full − start) of the levels recently seen. In (0, 1e6], or NoQueueStart for 0
+	// (shedding from the first queued caller on), since the zero field means the default, 1.
 	QueueStart float64
 	// QueueFull is the queue, in multiples of the limit, at which every call below Critical
 	// that would queue is shed, > QueueStart. Default 2. A limiter's MaxQueued should exceed
@@ -39,6 +41,11 @@ type PrioritizerConfig struct {
 
 // Prioritizer defaults; failsafe-go's prioritizer starts at 2 and sheds all at 3 times the
 // limit, levee sheds sooner so that the calls it keeps wait less.
+// NoQueueStart, as PrioritizerConfig.QueueStart, starts shedding at an empty queue: a
+// QueueStart of 0, which the zero field cannot say (it means DefaultQueueStart). Config
+// returns it as given.
+const NoQueueStart float64 = -math.MaxFloat64
+
 const (
 	DefaultQueueStart          float64 = 1
 	DefaultQueueFull           float64 = 2
@@ -84,7 +91,7 @@ func (e *ShedError) LeveeRejection() bool { return true }
 // limiter refuses whoever finds it full. It is safe for concurrent use; create it with
 // NewPrioritizer.
 //
-// Build one with New. The zero value, like nil, is not usable: every method and function
+// The zero value, like nil, is not usable: every method and function
 // answers it exactly as it answers a nil pointer (ErrNilLimiter, a zero answer or a no-op),
 // never with a panic.
 type Prioritizer struct {
@@ -124,11 +131,12 @@ func NewPrioritizer(name string, cfg PrioritizerConfig) (*Prioritizer, error) {
 	if cfg.CalibrationInterval == 0 {
 		cfg.CalibrationInterval = DefaultCalibrationInterval
 	}
+	qs := queueStart(cfg)
 	switch {
-	case !(cfg.QueueStart >= 0) || cfg.QueueStart > 1e6:
-		return nil, fmt.Errorf("adaptive: QueueStart must be in [0, 1e6], got %v", cfg.QueueStart)
-	case !(cfg.QueueFull > cfg.QueueStart) || cfg.QueueFull > 1e6:
-		return nil, fmt.Errorf("adaptive: QueueFull must be in (QueueStart (%v), 1e6], got %v", cfg.QueueStart, cfg.QueueFull)
+	case !(qs >= 0) || qs > 1e6:
+		return nil, fmt.Errorf("adaptive: QueueStart must be in (0, 1e6] or NoQueueStart, got %v", cfg.QueueStart)
+	case !(cfg.QueueFull > qs) || cfg.QueueFull > 1e6:
+		return nil, fmt.Errorf("adaptive: QueueFull must be in (QueueStart (%v), 1e6], got %v", qs, cfg.QueueFull)
 	case cfg.CalibrationInterval < 0:
 		return nil, fmt.Errorf("adaptive: CalibrationInterval must be > 0, got %v", cfg.CalibrationInterval)
 	}
@@ -209,7 +217,16 @@ func (p *Prioritizer) rate(queued, limit int) float64 {
 		return 0
 	}
 	q := float64(queued) / float64(limit)
-	return min(1, max(0, (q-p.cfg.QueueStart)/(p.cfg.QueueFull-p.cfg.QueueStart)))
+	qs := queueStart(p.cfg)
+	return min(1, max(0, (q-qs)/(p.cfg.QueueFull-qs)))
+}
+
+// queueStart returns cfg's QueueStart with NoQueueStart read as 0.
+func queueStart(cfg PrioritizerConfig) float64 {
+	if cfg.QueueStart == NoQueueStart {
+		return 0
+	}
+	return cfg.QueueStart
 }
 
 // calibrate renews the distribution of levels and the registered limiters' rate, once per

@@ -19,7 +19,7 @@ func TestPrioritizerConfigValidation(t *testing.T) {
 		cfg  adaptive.PrioritizerConfig
 		want string
 	}{
-		{adaptive.PrioritizerConfig{QueueStart: -1}, "adaptive: QueueStart must be in [0, 1e6], got -1"},
+		{adaptive.PrioritizerConfig{QueueStart: -1}, "adaptive: QueueStart must be in (0, 1e6] or NoQueueStart, got -1"},
 		{adaptive.PrioritizerConfig{QueueFull: 0.5}, "adaptive: QueueFull must be in (QueueStart (1), 1e6], got 0.5"},
 		{adaptive.PrioritizerConfig{CalibrationInterval: -time.Second}, "adaptive: CalibrationInterval must be > 0, got -1s"},
 	} {
@@ -187,12 +187,21 @@ func TestPrioritizerNilAndAllocations(t *testing.T) {
 
 // The rejection threshold is the lowest level not shed at the calibrated rate: with every
 // call seen at level 250 and 3 callers queued at a limit of 2 (rate 0.5), the levels below
-// 250 are shed.
+// 250 are shed. With NoQueueStart shedding starts at an empty queue: the same queue of 1.5
+// times the limit sheds 1.5 / 2 = 0.75.
 func TestPrioritizerThreshold(t *testing.T) {
+	t.Run("default", func(t *testing.T) { prioritizerThreshold(t, 0, 0.5) })
+	t.Run("NoQueueStart", func(t *testing.T) { prioritizerThreshold(t, adaptive.NoQueueStart, 0.75) })
+}
+
+func prioritizerThreshold(t *testing.T, queueStart, rate float64) {
 	synctest.Test(t, func(t *testing.T) {
 		l := newLimiter(t, adaptive.Config{InitialLimit: 2, MinLimit: 2, MaxLimit: 2, MaxQueued: 10, MaxWaitDuration: time.Hour})
-		p, err := adaptive.NewPrioritizer("service", adaptive.PrioritizerConfig{CalibrationInterval: time.Second})
+		p, err := adaptive.NewPrioritizer("service", adaptive.PrioritizerConfig{QueueStart: queueStart, CalibrationInterval: time.Second})
 		require.NoError(t, err)
+		if queueStart != 0 {
+			assert.Equal(t, queueStart, p.Config().QueueStart, "Config returns NoQueueStart as given")
+		}
 		p.Register(l)
 		ctx := priority.WithLevel(context.Background(), 250)
 		assert.Equal(t, priority.Level(0), p.RejectionThreshold(), "nothing shed")
@@ -217,7 +226,7 @@ func TestPrioritizerThreshold(t *testing.T) {
 		_, err = p.Acquire(priority.WithLevel(context.Background(), 10), l) // calibrates, then is shed
 		assert.ErrorIs(t, err, adaptive.ErrShed)
 		m := p.Metrics()
-		assert.Equal(t, 0.5, m.RejectionRate)
+		assert.Equal(t, rate, m.RejectionRate)
 		assert.Equal(t, priority.Level(250), p.RejectionThreshold())
 		for _, pm := range held {
 			pm.OnIgnore()

@@ -57,8 +57,8 @@ func fanOut[T any](ctx context.Context, n int, opts []Option, exec func(context.
 	if err != nil {
 		return nil, err
 	}
-	gctx, cancel := context.WithCancel(safe.Ctx(ctx))
-	defer cancel()
+	gctx, cancel := context.WithCancelCause(safe.Ctx(ctx))
+	defer cancel(nil)
 
 	results := make([]Result[T], n)
 	var (
@@ -89,7 +89,7 @@ func fanOut[T any](ctx context.Context, n int, opts []Option, exec func(context.
 				}
 				results[i] = r
 				if r.Err != nil && o.failFast {
-					stopOnce.Do(func() { stopErr = r.Err; cancel() })
+					stopOnce.Do(func() { stopErr = r.Err; cancel(&failFastStop{r.Err}) })
 				}
 				<-slots
 				wg.Done()
@@ -99,6 +99,9 @@ func fanOut[T any](ctx context.Context, n int, opts []Option, exec func(context.
 	}
 	if i < n {
 		cause := &notStartedError{cause: gctx.Err()}
+		if stop, ok := context.Cause(gctx).(*failFastStop); ok {
+			cause.stoppedBy = stop.err
+		}
 		for ; i < n; i++ {
 			results[i] = Result[T]{Err: cause}
 		}

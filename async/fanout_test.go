@@ -119,6 +119,8 @@ func TestAllFailFastWithMaxConcurrencyStartsNothingMore(t *testing.T) {
 		for i := 4; i < 10; i++ {
 			assert.ErrorIs(t, rs[i].Err, async.ErrNotStarted, "call %d", i)
 			assert.ErrorIs(t, rs[i].Err, context.Canceled, "call %d", i)
+			assert.NotErrorIs(t, rs[i].Err, errBoom, "call %d was refused by nothing", i)
+			assert.EqualError(t, rs[i].Err, "async: call not started: context canceled: the fan-out stopped at a failure (FailFast): "+errBoom.Error(), "call %d", i)
 		}
 	})
 }

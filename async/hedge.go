@@ -11,6 +11,10 @@ import (
 	"github.com/levee-go/levee/internal/safe"
 )
 
+// MaxHedgesAtOnce is the largest maxHedges Hedge takes with a delay of 0: every attempt then
+// starts at once, a goroutine each, and an unbounded number would exhaust memory.
+const MaxHedgesAtOnce = 1000
+
 // Hedge runs call guarded by p and, while no attempt has succeeded, starts another attempt
 // every delay, up to maxHedges more (maxHedges+1 attempts in all), to cut the tail latency of a
 // dependency that is sometimes slow. The first live success is returned: the other attempts are
@@ -28,7 +32,8 @@ import (
 //     An attempt refused by a levee pattern (an open breaker, a full bulkhead, a rate limit)
 //     does not: a new attempt would most likely be refused too. When such a refusal leaves
 //     no attempt running, Hedge gives up rather than wait for the next delay.
-//   - A delay of 0 starts every attempt at once.
+//   - A delay of 0 starts every attempt at once, so it takes maxHedges up to MaxHedgesAtOnce;
+//     a larger one (math.MaxInt, "until the context ends") needs a delay.
 //   - When no attempt succeeds, the fallback answer of the earliest attempt is returned if
 //     there is one, else the failure of the only attempt, or all the failures joined in attempt
 //     order (errors.Join).
@@ -48,6 +53,8 @@ func Hedge[T any](ctx context.Context, p *levee.Pipeline[T], call levee.Call[T],
 		return zero, fallback.Outcome{}, fmt.Errorf("async: Hedge delay must be >= 0, got %v", delay)
 	case maxHedges < 0:
 		return zero, fallback.Outcome{}, fmt.Errorf("async: Hedge maxHedges must be >= 0, got %d", maxHedges)
+	case delay == 0 && maxHedges > MaxHedgesAtOnce:
+		return zero, fallback.Outcome{}, fmt.Errorf("async: Hedge maxHedges must be at most MaxHedgesAtOnce (%d) with a delay of 0, which starts every attempt at once, got %d", MaxHedgesAtOnce, maxHedges)
 	}
 	attempts := maxHedges + 1
 	if maxHedges == math.MaxInt {

@@ -3,6 +3,7 @@ package async_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"sync"
 	"sync/atomic"
@@ -249,6 +250,10 @@ func TestHedgeInvalidArguments(t *testing.T) {
 		{"nil call", nil, ms, 1, levee.ErrNilCall.Error()},
 		{"negative delay", value(1), -ms, 1, "async: Hedge delay must be >= 0, got -1ms"},
 		{"negative maxHedges", value(1), ms, -1, "async: Hedge maxHedges must be >= 0, got -1"},
+		{"unbounded maxHedges at once", value(1), 0, math.MaxInt,
+			fmt.Sprintf("async: Hedge maxHedges must be at most MaxHedgesAtOnce (1000) with a delay of 0, which starts every attempt at once, got %d", math.MaxInt)},
+		{"1001 at once", value(1), 0, async.MaxHedgesAtOnce + 1,
+			"async: Hedge maxHedges must be at most MaxHedgesAtOnce (1000) with a delay of 0, which starts every attempt at once, got 1001"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, _, err := async.Hedge(context.Background(), nil, tc.call, tc.delay, tc.maxHedges)

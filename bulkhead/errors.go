@@ -10,7 +10,7 @@ var ErrBulkheadFull error = &rejection{"bulkhead: bulkhead is full"}
 
 // ErrNilBulkhead is returned, instead of a panic, by Execute, Acquire and ChangeConfig when the
 // bulkhead is nil. The other methods of a nil *Bulkhead do nothing and return zero values.
-var ErrNilBulkhead = errors.New("bulkhead: nil *Bulkhead")
+var ErrNilBulkhead = errors.New("bulkhead: nil or zero *Bulkhead (create one with bulkhead.New)")
 
 // BulkheadFullError is the error Acquire and Execute return when no permit came within
 // MaxWaitDuration. Name is the bulkhead's name. It matches ErrBulkheadFull with errors.Is.

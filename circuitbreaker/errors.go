@@ -31,7 +31,7 @@ var (
 	// ErrNilCircuitBreaker is returned, instead of a panic, by Execute, Acquire and the
 	// TransitionToXxxState methods when the *CircuitBreaker is nil. The other methods of a nil
 	// *CircuitBreaker do nothing and return zero values.
-	ErrNilCircuitBreaker = errors.New("circuitbreaker: nil *CircuitBreaker")
+	ErrNilCircuitBreaker = errors.New("circuitbreaker: nil or zero *CircuitBreaker (create one with circuitbreaker.New)")
 )
 
 // CallNotPermittedError is the error of a call the breaker refused: OPEN before its wait

@@ -26,8 +26,9 @@ import (
 //   - a call that ends its goroutine with runtime.Goexit records nothing and releases the
 //     permit, as a cancelled one.
 //
-// A nil ctx means context.Background(); a nil call returns levee.ErrNilCall and a nil cb
-// ErrNilCircuitBreaker, without running anything. Execute holds no lock while call runs,
+// A ctx already done returns ctx.Err() without taking a permit, running call or recording
+// anything, as Retry, Bulkhead and RateLimiter do. A nil ctx means context.Background(); a nil
+// call returns levee.ErrNilCall and a nil cb ErrNilCircuitBreaker, without running anything. Execute holds no lock while call runs,
 // does not retain call, and does not allocate on the success path when no one subscribes and
 // RecordResultPredicate and TransitionOnResult are nil.
 func Execute[T any](ctx context.Context, cb *CircuitBreaker, call func(context.Context) (T, error)) (v T, err error) {
@@ -43,6 +44,9 @@ func Execute[T any](ctx context.Context, cb *CircuitBreaker, call func(context.C
 	before := cb.state.Load()
 	if before == nil { // a zero CircuitBreaker that New never built answers as nil
 		return v, ErrNilCircuitBreaker
+	}
+	if err := ctx.Err(); err != nil {
+		return v, err // the caller is gone: nothing to ask the dependency, nothing to record
 	}
 	var p Permit
 	if before.kind == Closed {

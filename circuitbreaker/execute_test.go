@@ -152,3 +152,35 @@ func TestExecuteGoexitInCallReleasesHalfOpenPermit(t *testing.T) {
 	require.NoError(t, try(b), "the next probe is admitted")
 	assert.ErrorIs(t, try(b), cb.ErrCallNotPermitted, "and the budget is still 1")
 }
+
+// A context already done when Execute is called ends the call before it starts: ctx.Err()
+// comes back, call never runs, and nothing is recorded or taken, not even a HALF_OPEN permit.
+func TestExecuteWithADoneContextRunsNothing(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		b := mustNew(t, cb.Config{SlidingWindowSize: 10, PermittedNumberOfCallsInHalfOpenState: 1})
+		ev := record(b)
+		ran := 0
+		call := func(context.Context) (int, error) { ran++; return 1, nil }
+		cancelled, cancel := context.WithCancel(context.Background())
+		cancel()
+		expired, cancel2 := context.WithDeadline(context.Background(), time.Now().Add(-time.Second))
+		defer cancel2()
+
+		_, err := cb.Execute(cancelled, b, call)
+		require.ErrorIs(t, err, context.Canceled)
+		_, err = cb.Execute(expired, b, call)
+		require.ErrorIs(t, err, context.DeadlineExceeded)
+		assert.Zero(t, ran)
+		assert.Equal(t, counts{}, countsOf(b.Metrics()))
+		assert.Empty(t, ev.types())
+
+		require.NoError(t, b.TransitionToOpenState())
+		require.NoError(t, b.TransitionToHalfOpenState())
+		_, err = cb.Execute(cancelled, b, call)
+		require.ErrorIs(t, err, context.Canceled)
+		v, err := cb.Execute(context.Background(), b, call)
+		require.NoError(t, err, "the one HALF_OPEN permit is still there")
+		assert.Equal(t, 1, v)
+		assert.Equal(t, 1, ran)
+	})
+}

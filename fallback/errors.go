@@ -8,7 +8,7 @@ import (
 )
 
 // ErrNilFallback is returned, never panicked, when a nil *Fallback is used.
-var ErrNilFallback = errors.New("fallback: nil *Fallback")
+var ErrNilFallback = errors.New("fallback: nil or zero *Fallback (create one with fallback.New)")
 
 // Error is returned when a handler was chosen but could not answer: it returned an error, it
 // panicked (Err is then a *levee.PanicError), or choosing it panicked (an Is or As method of a

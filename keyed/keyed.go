@@ -1,6 +1,7 @@
 package keyed
 
 import (
+	"errors"
 	"fmt"
 	"iter"
 	"math"
@@ -76,7 +77,9 @@ func (c Config) validate() error {
 // access of the Keyed (Get, Remove, Metrics, All, CountBy). No goroutine of its own runs (with
 // an IdleTimeout, a timer fires once, a millisecond after a Get read the clock), so there is
 // nothing to close; a Keyed nobody touches keeps its idle keys until EvictIdle or the
-// next access. It is safe for concurrent use. Create it with New; the zero value is not usable.
+// next access. It is safe for concurrent use. Create it with New. A nil or zero Keyed (one
+// not made by New) holds nothing and never panics: Get returns ErrNilKeyed, and the other
+// methods answer as for an empty Keyed.
 //
 // A Get of a key that is held takes no lock and allocates nothing: it reads a snapshot of the
 // keys (an immutable map published through an atomic pointer), counts the hit and stamps the
@@ -181,7 +184,19 @@ func New[K comparable, V any](cfg Config, create func(K) (V, error)) (*Keyed[K, 
 }
 
 // Config returns the configuration given to New with its defaults filled in.
-func (k *Keyed[K, V]) Config() Config { return k.cfg }
+func (k *Keyed[K, V]) Config() Config {
+	if k.unset() {
+		return Config{}
+	}
+	return k.cfg
+}
+
+// ErrNilKeyed is returned, instead of a panic, by Get (and the adapters over it) on a nil or
+// zero Keyed.
+var ErrNilKeyed = errors.New("keyed: nil or zero *Keyed (create one with keyed.New)")
+
+// unset reports a nil Keyed or one not made by New.
+func (k *Keyed[K, V]) unset() bool { return k == nil || k.create == nil }
 
 // now returns the time since k.base in nanoseconds, or 0 when no key ever goes idle.
 func (k *Keyed[K, V]) now() int64 {
@@ -242,6 +257,10 @@ func (k *Keyed[K, V]) hitTime() (now, at int64) {
 // NaN key is never found there, so it is checked on the way to creating it); with
 // interfaces in K, every Get compares the key with itself first.
 func (k *Keyed[K, V]) Get(key K) (V, error) {
+	if k.unset() {
+		var zero V
+		return zero, ErrNilKeyed
+	}
 	if k.checkHits {
 		if err := checkKey(key); err != nil {
 			var zero V
@@ -380,7 +399,7 @@ func (k *Keyed[K, V]) run(key K) (v V, err error) {
 // Remove evicts key now (cause Removed) and reports whether it was there. A key whose creation
 // is under way is not removed, and a key Get refuses (see ErrKeyNotComparable) is never there.
 func (k *Keyed[K, V]) Remove(key K) bool {
-	if checkKey(key) != nil { // a key Get refuses is never held
+	if k.unset() || checkKey(key) != nil { // a key Get refuses is never held
 		return false
 	}
 	var buf [4]Eviction[K, V]
@@ -402,6 +421,9 @@ func (k *Keyed[K, V]) Remove(key K) bool {
 // used first, for instance at shutdown so that the eviction consumers release what the
 // instances hold.
 func (k *Keyed[K, V]) Clear() {
+	if k.unset() {
+		return
+	}
 	k.mu.Lock()
 	var ev []Eviction[K, V]
 	for _, e := range k.byRecencyLocked() {
@@ -416,6 +438,9 @@ func (k *Keyed[K, V]) Clear() {
 // Every access does it already; call it from a ticker of your own when a Keyed may go
 // untouched for long while its instances hold resources.
 func (k *Keyed[K, V]) EvictIdle() int {
+	if k.unset() {
+		return 0
+	}
 	now := k.now()
 	k.mu.Lock()
 	ev := k.evictIdleLocked(now, nil)
@@ -429,6 +454,9 @@ func (k *Keyed[K, V]) EvictIdle() int {
 // iterator. It evicts idle keys first and does not make any key more recently used. The
 // iteration runs outside every lock: the loop body may call k.
 func (k *Keyed[K, V]) All() iter.Seq2[K, V] {
+	if k.unset() {
+		return func(func(K, V) bool) {}
+	}
 	now := k.now()
 	k.mu.Lock()
 	ev := k.evictIdleLocked(now, nil)
@@ -490,6 +518,9 @@ type Eviction[K comparable, V any] struct {
 // evicted the key, after the key has left and outside every lock of k (it may call k), and
 // must be quick.
 func (k *Keyed[K, V]) Subscribe(fn func(Eviction[K, V])) (unsubscribe func()) {
+	if k.unset() {
+		return func() {}
+	}
 	return k.evictions.Subscribe(fn)
 }
 

@@ -23,6 +23,9 @@ type Metrics struct {
 // Metrics evicts idle keys, as every access does, and returns a snapshot of k. It adds up the
 // hits each key counts on its own (so that Gets share no counter), which takes a step per key.
 func (k *Keyed[K, V]) Metrics() Metrics {
+	if k.unset() {
+		return Metrics{}
+	}
 	now := k.now()
 	k.mu.Lock()
 	ev := k.evictIdleLocked(now, nil)

@@ -74,7 +74,7 @@ func NewPipelines[K comparable, T any](cfg Config, build func(key K) (levee.Patt
 // cannot be created returns the zero T and the error: an *AllKeysProtectedError (a levee
 // rejection) when MaxKeys keys are held and all protect, else build's or use's error.
 func (p *Pipelines[K, T]) Get(key K) (T, error) {
-	kp, err := p.keys.Get(key)
+	kp, err := p.held().Get(key)
 	if err != nil {
 		var zero T
 		return zero, err
@@ -85,7 +85,7 @@ func (p *Pipelines[K, T]) Get(key K) (T, error) {
 // Patterns returns the patterns of key, building them if key has none yet (its first Get
 // would), as Get.
 func (p *Pipelines[K, T]) Patterns(key K) (levee.Patterns, error) {
-	kp, err := p.keys.Get(key)
+	kp, err := p.held().Get(key)
 	if err != nil {
 		return levee.Patterns{}, err
 	}
@@ -95,7 +95,7 @@ func (p *Pipelines[K, T]) Patterns(key K) (levee.Patterns, error) {
 // All returns the keys held and their patterns, most recently used first, as Keyed.All: for a
 // table or a metrics exporter. It creates nothing and makes no key more recently used.
 func (p *Pipelines[K, T]) All() iter.Seq2[K, levee.Patterns] {
-	all := p.keys.All()
+	all := p.held().All()
 	return func(yield func(K, levee.Patterns) bool) {
 		for k, kp := range all {
 			if !yield(k, kp.ps) {
@@ -107,7 +107,16 @@ func (p *Pipelines[K, T]) All() iter.Seq2[K, levee.Patterns] {
 
 // Metrics returns the counts of the keys: held, hits, misses, creations and evictions by
 // cause (see Metrics), never per key.
-func (p *Pipelines[K, T]) Metrics() Metrics { return p.keys.Metrics() }
+func (p *Pipelines[K, T]) Metrics() Metrics { return p.held().Metrics() }
 
 // Config returns the configuration given to NewPipelines with its defaults filled in.
-func (p *Pipelines[K, T]) Config() Config { return p.keys.Config() }
+func (p *Pipelines[K, T]) Config() Config { return p.held().Config() }
+
+// held returns the Keyed of p, nil for a nil Pipelines: a nil or zero Pipelines answers as a
+// nil Keyed does (Get and Patterns return ErrNilKeyed).
+func (p *Pipelines[K, T]) held() *Keyed[K, *pipeline[T]] {
+	if p == nil {
+		return nil
+	}
+	return p.keys
+}

@@ -172,8 +172,8 @@
 //	                                                of each partition without its own
 //	  maxDelayedCalls                      100      >= 0 (0: the default); with partitions or maxKeys
 //	levee.prioritizer (adaptive.PrioritizerConfig)
-//	  queueStart, queueFull                1, 2     (0, 1e6], queueFull > queueStart (0 refused:
-//	                                                Go reads it as the default)
+//	  queueStart, queueFull                1, 2     [0, 1e6], queueFull > queueStart (0 is
+//	                                                adaptive.NoQueueStart)
 //	  calibrationInterval                  1s       > 0
 //	levee.throttle (throttle.Config)
 //	  k                                    2        [1, 1e6] (K)

@@ -101,9 +101,9 @@ func (r *reader) prioritizer() adaptive.PrioritizerConfig {
 	if f, v := r.float("queueStart"); v != nil {
 		switch {
 		case f == 0:
-			r.failf(v, "must be more than 0: adaptive.Prioritizer reads 0 as its default 1; write a small value such as 0.01")
+			c.QueueStart = adaptive.NoQueueStart // shedding from the first queued caller on
 		case f < 0 || f > 1e6:
-			r.failf(v, "must be in (0, 1e6], got %s", strings.TrimSpace(v.scalar))
+			r.failf(v, "must be in [0, 1e6], got %s", strings.TrimSpace(v.scalar))
 		default:
 			c.QueueStart = f
 		}

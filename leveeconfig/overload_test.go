@@ -111,7 +111,7 @@ func TestLeveeSectionsRefuseBadValues(t *testing.T) {
         queueStart: 2
         queueFull: 1
       q:
-        queueStart: 0
+        queueStart: -1
   throttle:
     instances:
       t:
@@ -129,7 +129,7 @@ app.yml:6: levee.adaptive.instances.a.prioritizer: "nobody" names no instance of
 app.yml:7: levee.adaptive.instances.a.backoffRatio: must be in [0.5, 1), got 1
 app.yml:10: levee.adaptive.instances.w.initialLimit: must be in [minLimit (1), maxLimit (10)], got 20 (minLimit: default, maxLimit: app.yml:9)
 app.yml:15: levee.prioritizer.instances.p.queueFull: must be in (queueStart (2), 1e6], got 1 (queueStart: app.yml:14)
-app.yml:17: levee.prioritizer.instances.q.queueStart: must be more than 0: adaptive.Prioritizer reads 0 as its default 1; write a small value such as 0.01
+app.yml:17: levee.prioritizer.instances.q.queueStart: must be in [0, 1e6], got -1
 app.yml:21: levee.throttle.instances.t.k: must be in [1, 1e6], got 0.5
 app.yml:22: levee.throttle.instances.t.window: duration "-1s" is negative
 app.yml:24: levee.throttle.instances.u.window: must be at least windowBuckets (20) ns, got 10ns (windowBuckets: app.yml:25)
@@ -228,4 +228,21 @@ func settingOf(c *leveeconfig.Config, p registry.Pattern, name, key string) stri
 		}
 	}
 	return "(none)"
+}
+
+// queueStart: 0 is a prioritizer that sheds from the first queued caller on, which the Go
+// field says with adaptive.NoQueueStart (its zero means the default, 1).
+func TestPrioritizerQueueStartZero(t *testing.T) {
+	c, err := load(t, `levee:
+  prioritizer:
+    instances:
+      eager:
+        queueStart: 0
+        queueFull: 1
+`)
+	require.NoError(t, err)
+	o, err := c.NewOverload()
+	require.NoError(t, err)
+	assert.Equal(t, adaptive.PrioritizerConfig{QueueStart: adaptive.NoQueueStart, QueueFull: 1, CalibrationInterval: time.Second},
+		o.Prioritizers["eager"].Config())
 }

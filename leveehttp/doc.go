@@ -33,7 +33,7 @@
 // The client in five lines:
 //
 //	cb := levee.Must(circuitbreaker.New("pricing", leveehttp.CircuitBreakerConfig(circuitbreaker.Config{})))
-//	rt := levee.Must(retry.New("pricing", leveehttp.RetryConfig(retry.Config{MaxAttempts: 3})))
+//	rt := levee.Must(retry.New("pricing", leveehttp.RetryConfig(retry.Config{MaxAttempts: 3, WaitDuration: 100 * time.Millisecond})))
 //	p := levee.DefaultPipeline[*http.Response](levee.Patterns{Retry: rt, CircuitBreaker: cb}, nil)
 //	client := &http.Client{Transport: levee.Must(leveehttp.NewTransport(nil, p, leveehttp.Config{}))}
 //	resp, err := client.Get("https://pricing.internal/quote")

@@ -111,7 +111,9 @@ func (kt *KeyedTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	var t *Transport
 	var err error
-	if req.URL == nil {
+	if kt == nil || kt.keys == nil {
+		err = ErrNilTransport
+	} else if req.URL == nil {
 		err = errNilURL
 	} else if key, kerr := kt.keyOf(req); kerr != nil {
 		err = kerr
@@ -134,6 +136,11 @@ var errNilURL = errors.New("http: nil Request.URL")
 // *http.Request, where net/http's Transport would panic: nothing is sent.
 var ErrNilRequest = errors.New("leveehttp: nil *http.Request")
 
+// ErrNilTransport is the error of RoundTrip on a nil or zero Transport or KeyedTransport, one
+// not made by NewTransport or NewKeyedTransport: the request's body is closed and nothing is
+// sent.
+var ErrNilTransport = errors.New("leveehttp: nil or zero Transport (create one with leveehttp.NewTransport or NewKeyedTransport)")
+
 // keyOf returns the key of req, a panic of the Key function coming back as a
 // *levee.PanicError.
 func (kt *KeyedTransport) keyOf(req *http.Request) (key string, err error) {
@@ -147,20 +154,38 @@ func (kt *KeyedTransport) keyOf(req *http.Request) (key string, err error) {
 
 // Patterns returns the patterns of key, creating them with build if key has none yet (its
 // first request would), as keyed.Keyed's Get.
-func (kt *KeyedTransport) Patterns(key string) (levee.Patterns, error) { return kt.keys.Patterns(key) }
+func (kt *KeyedTransport) Patterns(key string) (levee.Patterns, error) {
+	if kt == nil || kt.keys == nil {
+		return levee.Patterns{}, ErrNilTransport
+	}
+	return kt.keys.Patterns(key)
+}
 
 // All returns the keys held and their patterns, most recently used first, as keyed.Keyed's
 // All: for a table or a metrics exporter. It creates nothing and makes no key more recently
 // used.
-func (kt *KeyedTransport) All() iter.Seq2[string, levee.Patterns] { return kt.keys.All() }
+func (kt *KeyedTransport) All() iter.Seq2[string, levee.Patterns] {
+	if kt == nil {
+		return func(func(string, levee.Patterns) bool) {}
+	}
+	return kt.keys.All()
+}
 
 // Metrics returns the counts of the keys: held, hits, misses, creations and evictions by
 // cause (keyed.Metrics), never per key.
-func (kt *KeyedTransport) Metrics() keyed.Metrics { return kt.keys.Metrics() }
+func (kt *KeyedTransport) Metrics() keyed.Metrics {
+	if kt == nil {
+		return keyed.Metrics{}
+	}
+	return kt.keys.Metrics()
+}
 
 // CloseIdleConnections closes the idle connections of the next RoundTripper, if it has such a
 // method, as http.Client.CloseIdleConnections expects of its Transport.
 func (kt *KeyedTransport) CloseIdleConnections() {
+	if kt == nil {
+		return
+	}
 	if c, ok := kt.next.(interface{ CloseIdleConnections() }); ok {
 		c.CloseIdleConnections()
 	}

@@ -89,3 +89,32 @@ func TestNilRequest(t *testing.T) {
 	require.Nil(t, resp)
 	require.Equal(t, 0, next.sent, "nothing sent")
 }
+
+// A nil or zero Transport or KeyedTransport fails every request with ErrNilTransport, closing
+// its body and sending nothing; its other methods answer as an empty one's, without a panic.
+func TestZeroTransportsFailWithErrNilTransport(t *testing.T) {
+	for name, rt := range map[string]http.RoundTripper{
+		"zero Transport":      &leveehttp.Transport{},
+		"nil Transport":       (*leveehttp.Transport)(nil),
+		"zero KeyedTransport": &leveehttp.KeyedTransport{},
+		"nil KeyedTransport":  (*leveehttp.KeyedTransport)(nil),
+	} {
+		t.Run(name, func(t *testing.T) {
+			body := &closeCounter{Reader: strings.NewReader("order")}
+			req, err := http.NewRequestWithContext(t.Context(), http.MethodPost, "http://127.0.0.1:1/pay", body)
+			require.NoError(t, err)
+			resp, err := rt.RoundTrip(req)
+			require.ErrorIs(t, err, leveehttp.ErrNilTransport)
+			require.Nil(t, resp)
+			assert.Equal(t, int64(1), body.closed.Load(), "body closed")
+			rt.(interface{ CloseIdleConnections() }).CloseIdleConnections()
+		})
+	}
+	var kt leveehttp.KeyedTransport
+	_, err := kt.Patterns("host")
+	require.ErrorIs(t, err, leveehttp.ErrNilTransport)
+	assert.Equal(t, keyed.Metrics{}, kt.Metrics())
+	for range kt.All() {
+		t.Fatal("a zero KeyedTransport holds no key")
+	}
+}

@@ -62,7 +62,8 @@ type ServerConfig struct {
 
 	// Timeout, when positive, is each request's time limit: the handler's context (the
 	// request's) gets that deadline, with http.ErrHandlerTimeout as its cause. A handler that
-	// has written nothing when the deadline passes has 503 Service Unavailable answered in its
+	// has written nothing when the deadline passes (an informational status such as 103 Early
+	// Hints, sent at once, starts nothing) has 503 Service Unavailable answered in its
 	// place at that instant, as http.TimeoutHandler answers (504 is a gateway's answer for its
 	// upstream), even when it ignores its context: the handler runs on a goroutine of its own,
 	// and what it writes after the deadline is discarded, its writes failing with
@@ -461,17 +462,51 @@ func (g *guardedWriter) admit() bool {
 		g.timeout()
 		return false
 	}
-	if !g.started && g.own != nil {
-		h := g.w.Header()
-		for k := range h {
-			delete(h, k)
-		}
-		for k, v := range g.own {
-			h[k] = v
-		}
+	if !g.started {
+		g.showOwn()
 	}
 	g.started = true
 	return true
+}
+
+// showOwn puts the handler's headers, kept apart under a time limit, in the response's place;
+// g.mu is held and the response not started.
+func (g *guardedWriter) showOwn() {
+	if g.own == nil {
+		return
+	}
+	h := g.w.Header()
+	for k := range h {
+		delete(h, k)
+	}
+	for k, v := range g.own {
+		h[k] = v
+	}
+}
+
+// informational reports whether code is an informational status that net/http writes at once
+// and that leaves the response to come (1xx, but 101 Switching Protocols, which ends it).
+func informational(code int) bool {
+	return code >= 100 && code <= 199 && code != http.StatusSwitchingProtocols
+}
+
+// inform writes the informational status code (a 103 Early Hints) with the handler's headers.
+// It does not start the response: the handler still writes its status, the time limit still
+// answers 503 in its place and a panic still 500. It writes holding g.mu, so that the time
+// limit's 503 is never written at the same time.
+func (g *guardedWriter) inform(code int) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	switch {
+	case g.timedOut:
+		return
+	case !g.started && g.expired():
+		g.timeout()
+		return
+	case !g.started:
+		g.showOwn()
+	}
+	g.w.WriteHeader(code)
 }
 
 func (g *guardedWriter) expired() bool {
@@ -489,6 +524,10 @@ func (g *guardedWriter) timeout() {
 }
 
 func (g *guardedWriter) WriteHeader(code int) {
+	if informational(code) {
+		g.inform(code)
+		return
+	}
 	if g.admit() {
 		g.w.WriteHeader(code)
 	}

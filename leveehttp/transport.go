@@ -230,16 +230,27 @@ func idempotent(method string) bool {
 // CloseIdleConnections closes the idle connections of the next RoundTripper, if it has such a
 // method, as http.Client.CloseIdleConnections expects of its Transport.
 func (t *Transport) CloseIdleConnections() {
+	if t == nil {
+		return
+	}
 	if c, ok := t.next.(interface{ CloseIdleConnections() }); ok {
 		c.CloseIdleConnections()
 	}
 }
 
 // RoundTrip sends req through the pipeline, as described on Transport. It does not modify req;
-// attempts are clones of it. A nil req fails with ErrNilRequest, sending nothing.
+// attempts are clones of it. A nil req fails with ErrNilRequest, sending nothing; a nil or
+// zero Transport (one not made by NewTransport) fails every request with ErrNilTransport,
+// closing its body and sending nothing.
 func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if req == nil {
 		return nil, ErrNilRequest
+	}
+	if t == nil || t.next == nil {
+		if req.Body != nil {
+			req.Body.Close() // a RoundTripper closes the body, even when it sends nothing
+		}
+		return nil, ErrNilTransport
 	}
 	if t.priHeader != "" && len(req.Header[t.priHeader]) == 0 {
 		if v, ok := priority.Carried(req.Context()); ok {

@@ -69,9 +69,11 @@ func (w *PositionWatermark[V, K, P]) Watermark() *Watermark {
 // element (r.Index, r.In), in any order, once per Result, as Watermark.Ack. It calls the
 // position function with in, once.
 //
-// A panic in the position function is recovered: the Result counts as not acknowledged, so the
-// watermark never moves past its element (as past an element cut by a cancellation), and Err
-// returns the panic as a *levee.PanicError. Ack does nothing on a nil or zero PositionWatermark,
+// A panic in the position function, or a partition it returns that Go cannot hash (K an
+// interface type holding a slice, say), is recovered, and a partition not equal to itself (a
+// NaN) is refused, since no Load could find its positions again: the Result counts as not
+// acknowledged, so the watermark never moves past its element (as past an element cut by a
+// cancellation), and Err returns the panic as a *levee.PanicError, or ErrPartitionNotEqual. Ack does nothing on a nil or zero PositionWatermark,
 // or one made with a nil function.
 func (w *PositionWatermark[V, K, P]) Ack(index int, in V) {
 	if w == nil || w.ps == nil {
@@ -81,8 +83,9 @@ func (w *PositionWatermark[V, K, P]) Ack(index int, in V) {
 }
 
 // Err returns what keeps the watermark from serving: levee.ErrNilCall for a PositionWatermark
-// made with a nil function, or, once the position function has panicked in Ack, the first such
-// panic as a *levee.PanicError (the watermark then stays below that element for good). It
+// made with a nil function, or, once the position function has panicked in Ack or returned a
+// NaN partition, the first such panic as a *levee.PanicError or an error matching
+// ErrPartitionNotEqual (the watermark then stays below that element for good). It
 // returns nil otherwise, and on a nil or zero PositionWatermark, whose methods do nothing.
 func (w *PositionWatermark[V, K, P]) Err() error {
 	switch {
@@ -124,3 +127,9 @@ func errNoPositions[V any, K comparable, P any](w *PositionWatermark[V, K, P]) e
 	}
 	return errors.New("CommitWatermark needs the Watermark of a PositionWatermark from NewPositionWatermark or NewPartitionWatermark, got a nil or zero PositionWatermark")
 }
+
+// ErrPartitionNotEqual is matched by PositionWatermark.Err once the position function
+// returned a partition not equal to itself (a NaN float, or a struct or interface holding
+// one): it equals no partition, so its positions could never be reported; its element counts
+// as not acknowledged.
+var ErrPartitionNotEqual = engine.ErrPartitionNotEqual

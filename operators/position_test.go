@@ -2,6 +2,7 @@ package operators_test
 
 import (
 	"context"
+	"math"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -38,4 +39,23 @@ func TestPartitionWatermark(t *testing.T) {
 		assert.Equal(t, map[int]int64{0: 10, 1: 50}, loads[len(loads)-2])
 		assert.Equal(t, map[int]int64{0: 12, 1: 52}, pw.Load())
 	})
+}
+
+// As stream's: a NaN partition is refused, its element counts as not acknowledged, and Err
+// matches ErrPartitionNotEqual.
+func TestPartitionWatermarkNaNPartition(t *testing.T) {
+	pw := operators.NewPartitionWatermark(func(v int) (float64, int) {
+		if v >= 2 {
+			return math.NaN(), v
+		}
+		return 1, v
+	})
+	m := mustOp(t)(operators.MapResults(nil, func(_ context.Context, v int) (int, error) { return v, nil },
+		operators.CommitWatermark(pw.Watermark())))
+	for it := range m(rxgo.Just(0, 1, 2, 3)()).Observe(rxgo.WithContext(t.Context())) {
+		r := it.V.(operators.Result[int, int])
+		pw.Ack(r.Index, r.In)
+	}
+	assert.Equal(t, map[float64]int{1: 1}, pw.Load())
+	assert.ErrorIs(t, pw.Err(), operators.ErrPartitionNotEqual)
 }

@@ -47,7 +47,7 @@ var ErrInvalidPermits = errors.New("ratelimiter: invalid number of permits")
 
 // ErrNilRateLimiter is returned, instead of a panic, when a method or helper is given a nil
 // *RateLimiter.
-var ErrNilRateLimiter = errors.New("ratelimiter: nil *RateLimiter")
+var ErrNilRateLimiter = errors.New("ratelimiter: nil or zero *RateLimiter (create one with ratelimiter.New)")
 
 func invalidPermits(p, limit int64) error {
 	return fmt.Errorf("%w: asked for %d, must be in [1, %d] (LimitForPeriod)", ErrInvalidPermits, p, limit)

@@ -95,9 +95,9 @@ func getOrCreate[T instance, C any](r *Registry, s *set[T], cs *configs[C], p Pa
 		r.mu.Unlock()
 		return zero, fmt.Errorf("registry: creating %s %q: %w", p, name, err)
 	}
-	s.m[name] = v
+	s.put(name, v)
 	if len(tags) > 0 {
-		r.tags[key{p, name}] = tags
+		r.setTagsLocked(key{p, name}, tags)
 	}
 	r.mu.Unlock()
 	r.publishLocked(Event{Type: EntryAdded, Pattern: p, Name: name, Instance: v})
@@ -107,6 +107,9 @@ func getOrCreate[T instance, C any](r *Registry, s *set[T], cs *configs[C], p Pa
 func setShared[C any](r *Registry, cs *configs[C], name string, cfg C) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if cs.shared == nil {
+		cs.shared = map[string]C{}
+	}
 	cs.shared[name] = cfg
 }
 
@@ -121,6 +124,9 @@ func configure[C any](r *Registry, cs *configs[C], name string, ic InstanceConfi
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	ic.Tags = maps.Clone(ic.Tags)
+	if cs.instances == nil {
+		cs.instances = map[string]InstanceConfig[C]{}
+	}
 	cs.instances[name] = ic
 }
 

@@ -141,6 +141,14 @@ func (s *set[T]) find(name string) (T, bool) {
 	return v, ok
 }
 
+// put stores v under name, making the map on first use (the zero Registry has none).
+func (s *set[T]) put(name string, v T) {
+	if s.m == nil {
+		s.m = map[string]T{}
+	}
+	s.m[name] = v
+}
+
 func (s *set[T]) sorted() []T {
 	keys := slices.Sorted(maps.Keys(s.m))
 	out := make([]T, len(keys))
@@ -150,8 +158,8 @@ func (s *set[T]) sorted() []T {
 	return out
 }
 
-// Registry holds named instances of every pattern. The zero value is not usable; make one
-// with New.
+// Registry holds named instances of every pattern. The zero value is an empty Registry, ready
+// to use, as New's is; a Registry must not be copied after first use.
 type Registry struct {
 	mu   sync.RWMutex
 	cbs  set[*circuitbreaker.CircuitBreaker]
@@ -180,6 +188,14 @@ type Registry struct {
 	listMu sync.Mutex // guards subs and nextID; never held while a subscriber runs
 	subs   map[int]func(Event)
 	nextID int
+}
+
+// setTagsLocked stores the tags of k, making the map on first use.
+func (r *Registry) setTagsLocked(k key, tags map[string]string) {
+	if r.tags == nil {
+		r.tags = map[key]map[string]string{}
+	}
+	r.tags[k] = tags
 }
 
 type key struct {
@@ -232,7 +248,7 @@ func add[T instance](r *Registry, s *set[T], p Pattern, v T, isNil bool) error {
 		}
 		return fmt.Errorf("%w: %s %q", ErrDuplicate, p, name)
 	}
-	s.m[name] = v
+	s.put(name, v)
 	r.mu.Unlock()
 	r.publishLocked(Event{Type: EntryAdded, Pattern: p, Name: name, Instance: v})
 	return nil
@@ -249,7 +265,7 @@ func replace[T instance](r *Registry, s *set[T], p Pattern, v T, isNil bool) (T,
 	defer r.subMu.Unlock()
 	r.mu.Lock()
 	old, taken := s.m[name]
-	s.m[name] = v
+	s.put(name, v)
 	r.mu.Unlock()
 	if !taken {
 		r.publishLocked(Event{Type: EntryAdded, Pattern: p, Name: name, Instance: v})
@@ -291,7 +307,10 @@ func list[T instance](r *Registry, s *set[T]) []T {
 }
 
 // SetTags sets the tags of the instance of pattern p named name, replacing any it had:
-// string pairs that observers add to its metrics as labels, as Resilience4j's tags. A nil
+// string pairs that observers add to its metrics as labels, as Resilience4j's tags.
+// leveeotel adds every tag as an attribute, as resilience4j-micrometer adds every tag; a
+// Prometheus family needs one fixed set of label names, so leveeprom adds only the tag keys
+// named by its WithTagKeys option (an instance without one of them gets it empty). A nil
 // or empty map removes them. It returns ErrNotFound when no such instance is registered;
 // the tags go when the instance is removed.
 func (r *Registry) SetTags(p Pattern, name string, tags map[string]string) error {
@@ -304,7 +323,7 @@ func (r *Registry) SetTags(p Pattern, name string, tags map[string]string) error
 		delete(r.tags, key{p, name})
 		return nil
 	}
-	r.tags[key{p, name}] = maps.Clone(tags)
+	r.setTagsLocked(key{p, name}, maps.Clone(tags))
 	return nil
 }
 
@@ -364,6 +383,9 @@ func (r *Registry) Subscribe(fn func(Event)) (unsubscribe func()) {
 	r.listMu.Lock()
 	id := r.nextID
 	r.nextID++
+	if r.subs == nil {
+		r.subs = map[int]func(Event){}
+	}
 	r.subs[id] = fn
 	r.listMu.Unlock()
 	var once sync.Once

@@ -31,7 +31,7 @@ var ErrCallerDeadline = errors.New("retry: the next attempt could not finish bef
 var ErrServingRetry = errors.New("retry: the caller of the request served retries it itself")
 
 // ErrNilRetry is returned by Execute when the *Retry is nil.
-var ErrNilRetry = errors.New("retry: nil *Retry")
+var ErrNilRetry = errors.New("retry: nil or zero *Retry (create one with retry.New)")
 
 // MaxRetriesExceededError is the error of a call that stopped retrying while its last outcome
 // was still one to retry, as Resilience4j's MaxRetriesExceededException: its attempts ran out

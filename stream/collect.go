@@ -5,7 +5,8 @@ import "context"
 // Collect reads items, the output of Subscribe, until it closes and returns the values in
 // order, and the error of the last item when the stream ended with one: the stream package's
 // counterpart of the operators module's Collect. When ctx ends first it returns the values so
-// far and ctx.Err(), so a cancelled stream is never taken for a complete one; give Subscribe
+// far and ctx.Err(), so a cancelled stream is never taken for a complete one (after the error
+// item, ctx ending stops the wait for the close and the error is returned); give Subscribe
 // the same ctx (or one it derives from), so that its output closes too and nothing is left
 // blocked on a send. A nil ctx means context.Background().
 func Collect[T any](ctx context.Context, items <-chan Item[T]) ([]T, error) {
@@ -23,13 +24,26 @@ func Collect[T any](ctx context.Context, items <-chan Item[T]) ([]T, error) {
 				return out, nil
 			}
 			if it.Err != nil {
-				for range items { // the error is the last item: wait for the close
-				}
+				drainUntil(ctx, items) // the error is the last item: wait for the close, or ctx
 				return out, it.Err
 			}
 			out = append(out, it.Value)
 		case <-ctx.Done():
 			return out, ctx.Err()
+		}
+	}
+}
+
+// drainUntil reads items until it closes or ctx ends.
+func drainUntil[T any](ctx context.Context, items <-chan Item[T]) {
+	for {
+		select {
+		case _, ok := <-items:
+			if !ok {
+				return
+			}
+		case <-ctx.Done():
+			return
 		}
 	}
 }

@@ -10,7 +10,7 @@ var ErrThrottled error = &rejection{"throttle: request throttled on the client s
 
 // ErrNilThrottler is returned, instead of a panic, by Execute and Acquire when the throttler
 // is nil. The other methods of a nil *Throttler do nothing and return zero values.
-var ErrNilThrottler = errors.New("throttle: nil *Throttler")
+var ErrNilThrottler = errors.New("throttle: nil or zero *Throttler (create one with throttle.New)")
 
 // ThrottledError is the error Acquire and Execute return for a local refusal. Name is the
 // throttler's name. It matches ErrThrottled with errors.Is. Every refusal by one throttler

@@ -13,7 +13,7 @@ var ErrTimeout error = &timeoutSentinel{}
 
 // ErrNilTimeLimiter is returned by Execute when the time limiter is nil. The methods of a nil
 // *TimeLimiter do nothing and return zero values.
-var ErrNilTimeLimiter = errors.New("timelimiter: nil *TimeLimiter")
+var ErrNilTimeLimiter = errors.New("timelimiter: nil or zero *TimeLimiter (create one with timelimiter.New)")
 
 // TimeoutError is the error Execute returns when the call did not return within the timeout.
 // It matches ErrTimeout and context.DeadlineExceeded with errors.Is. It is not a levee

@@ -1,6 +1,8 @@
 package engine
 
 import (
+	"errors"
+	"fmt"
 	"sync"
 
 	"github.com/levee-go/levee/internal/safe"
@@ -35,9 +37,10 @@ func NewPositions[V any, K comparable, P any](pos func(V) (K, P)) *Positions[V, 
 }
 
 // Ack acknowledges the Result of index for the element in, as Watermark.Ack, and notes in's
-// position. It calls pos once, outside every lock; a panic in it is recovered: the Result
-// counts as not acknowledged, so the watermark never moves past its element, and Err returns
-// the first such panic.
+// position. It calls pos once, outside every lock; a panic in it, or a partition Go cannot
+// hash (an interface holding a slice), is recovered, and a partition not equal to itself (a
+// NaN) refused: the Result counts as not acknowledged, so the watermark never moves past its
+// element, and Err returns the first such panic (or ErrPartitionNotEqual).
 func (ps *Positions[V, K, P]) Ack(index int, in V) {
 	k, p, ok := ps.read(in)
 	if !ok {
@@ -64,10 +67,27 @@ func (ps *Positions[V, K, P]) read(in V) (k K, p P, ok bool) {
 		}
 	}()
 	k, p = ps.pos(in)
+	// A partition of an interface type holding a value Go cannot hash ([]byte) would panic in
+	// Load's map, at every Load: comparing it here panics the same way, inside the recover,
+	// so that the element counts as not acknowledged, as for a panic of pos.
+	if k != k { // NaN, or a partition holding one: it equals no partition, not even itself
+		ps.mu.Lock()
+		if ps.err == nil {
+			ps.err = fmt.Errorf("%w; got %v", ErrPartitionNotEqual, k)
+		}
+		ps.mu.Unlock()
+		return k, p, false
+	}
 	return k, p, true
 }
 
-// Err returns the first panic of pos in Ack, as a *safe.PanicError, or nil.
+// ErrPartitionNotEqual is Err's error for a partition not equal to itself (a NaN, or a struct
+// or interface holding one): Load could never find its positions again, so its element counts
+// as not acknowledged, as for a panic of the position function.
+var ErrPartitionNotEqual = errors.New("levee: position partition not equal to itself (a NaN): its positions could never be found again")
+
+// Err returns the first panic of pos in Ack, as a *safe.PanicError, or an error matching
+// ErrPartitionNotEqual for a NaN partition, whichever came first, or nil.
 func (ps *Positions[V, K, P]) Err() error {
 	ps.mu.Lock()
 	defer ps.mu.Unlock()
