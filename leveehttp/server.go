@@ -455,6 +455,17 @@ func (g *guardedWriter) Unwrap() http.ResponseWriter { return g.w }
 func (g *guardedWriter) admit() bool {
 	g.mu.Lock()
 	defer g.mu.Unlock()
+	if !g.mayWriteLocked() {
+		return false
+	}
+	g.started = true
+	return true
+}
+
+// mayWriteLocked is admit's decision without starting the response: false once the time
+// limit answered, or when it passed before the response started (answering 503 now); true
+// otherwise, with the handler's own headers in place. g.mu is held.
+func (g *guardedWriter) mayWriteLocked() bool {
 	if g.timedOut {
 		return false
 	}
@@ -465,7 +476,6 @@ func (g *guardedWriter) admit() bool {
 	if !g.started {
 		g.showOwn()
 	}
-	g.started = true
 	return true
 }
 
@@ -497,16 +507,9 @@ func informational(code int) bool {
 func (g *guardedWriter) inform(code int) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	switch {
-	case g.timedOut:
-		return
-	case !g.started && g.expired():
-		g.timeout()
-		return
-	case !g.started:
-		g.showOwn()
+	if g.mayWriteLocked() {
+		g.w.WriteHeader(code)
 	}
-	g.w.WriteHeader(code)
 }
 
 func (g *guardedWriter) expired() bool {

@@ -58,11 +58,7 @@ func (ps *Positions[V, K, P]) Ack(index int, in V) {
 func (ps *Positions[V, K, P]) read(in V) (k K, p P, ok bool) {
 	defer func() {
 		if r := recover(); r != nil {
-			ps.mu.Lock()
-			if ps.err == nil {
-				ps.err = safe.NewPanicError(r)
-			}
-			ps.mu.Unlock()
+			ps.keepFirst(safe.NewPanicError(r))
 			ok = false
 		}
 	}()
@@ -71,14 +67,19 @@ func (ps *Positions[V, K, P]) read(in V) (k K, p P, ok bool) {
 	// Load's map, at every Load: comparing it here panics the same way, inside the recover,
 	// so that the element counts as not acknowledged, as for a panic of pos.
 	if k != k { // NaN, or a partition holding one: it equals no partition, not even itself
-		ps.mu.Lock()
-		if ps.err == nil {
-			ps.err = fmt.Errorf("%w; got %v", ErrPartitionNotEqual, k)
-		}
-		ps.mu.Unlock()
+		ps.keepFirst(fmt.Errorf("%w; got %v", ErrPartitionNotEqual, k))
 		return k, p, false
 	}
 	return k, p, true
+}
+
+// keepFirst keeps err as Err's answer unless an earlier one is kept.
+func (ps *Positions[V, K, P]) keepFirst(err error) {
+	ps.mu.Lock()
+	if ps.err == nil {
+		ps.err = err
+	}
+	ps.mu.Unlock()
 }
 
 // ErrPartitionNotEqual is Err's error for a partition not equal to itself (a NaN, or a struct
